@@ -1,0 +1,247 @@
+"""Read a chapter's `.qmd` source and turn it into notebook cells.
+
+The cells follow `quarto convert`'s rules, so the notebook a learner opens
+matches the page a reader sees:
+
+- the YAML front matter becomes one raw cell;
+- each ```{python} chunk becomes one code cell, its `#|` option lines kept
+  first, exactly as written;
+- everything else (prose, maths, other fenced blocks) becomes markdown
+  cells, one for each stretch between two code cells.
+
+One addition: the book keeps worked solutions inside
+`::: {.content-visible when-profile="instructor"}` divs. The student edition
+drops those divs with everything in them (code included); the instructor
+edition keeps them, as `quarto convert` would.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+import yaml
+
+EDITIONS = ("student", "instructor")
+INSTRUCTOR_DIV = re.compile(
+    r"^:{3,}\s*\{[^}]*\.content-visible[^}]*"
+    r"when-profile\s*=\s*\"?instructor\"?[^}]*\}\s*$"
+)
+PYTHON_CHUNK = re.compile(r"^(`{3,})\{python\}\s*$")
+ANY_FENCE = re.compile(r"^(`{3,}|~{3,})")
+DIV_OPEN = re.compile(r"^:{3,}\s*\S")
+DIV_CLOSE = re.compile(r"^:{3,}\s*$")
+
+
+class QmdError(ValueError):
+    """A `.qmd` file the converter cannot read, with file and line."""
+
+
+@dataclass
+class Chunk:
+    """One ```{python} chunk: its source lines and where it starts."""
+
+    lines: list[str]
+    line: int
+    solution: bool = False
+
+    @property
+    def options(self) -> dict:
+        """The chunk's `#|` options, parsed as YAML."""
+        option_lines = []
+        for text in self.lines:
+            if not text.startswith("#|"):
+                break
+            option_lines.append(text[2:].removeprefix(" "))
+        parsed = yaml.safe_load("\n".join(option_lines)) if option_lines else {}
+        return parsed or {}
+
+    @property
+    def source(self) -> str:
+        return "\n".join(self.lines)
+
+
+@dataclass
+class Qmd:
+    """A parsed chapter: front matter and an ordered list of parts."""
+
+    path: Path
+    front_matter: str
+    # Each part is ("markdown", text, line, solution) or ("code", Chunk).
+    parts: list = field(default_factory=list)
+
+    @property
+    def metadata(self) -> dict:
+        return yaml.safe_load(self.front_matter.strip().strip("-")) or {}
+
+    def chunks(self) -> list[Chunk]:
+        return [part[1] for part in self.parts if part[0] == "code"]
+
+    def prose(self, edition: str = "instructor") -> str:
+        """All markdown of the chapter (solutions only for instructors)."""
+        return "\n".join(
+            part[1]
+            for part in self.parts
+            if part[0] == "markdown"
+            and (edition == "instructor" or not part[3])
+        )
+
+
+def parse(path: Path | str) -> Qmd:
+    """Split a `.qmd` file into front matter, markdown and python chunks.
+
+    Raises QmdError naming the file and line for an unclosed front matter,
+    code chunk or fenced div, and for a stray closing `:::`.
+    """
+    path = Path(path)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    where = f"{path}"
+    front = ""
+    start = 0
+    if lines and lines[0].strip() == "---":
+        for index in range(1, len(lines)):
+            if lines[index].strip() in ("---", "..."):
+                front = "\n".join(lines[: index + 1])
+                start = index + 1
+                break
+        else:
+            raise QmdError(f"{where}:1: front matter '---' is never closed")
+
+    qmd = Qmd(path=path, front_matter=front)
+    markdown: list[str] = []
+    markdown_line = start + 1
+    # Stack of open divs: (line number, is an instructor-only div).
+    divs: list[tuple[int, bool]] = []
+    fence: tuple[str, int] | None = None  # an open non-python code fence
+
+    def in_solution() -> bool:
+        return any(instructor for _, instructor in divs)
+
+    def flush(next_line: int, solution: bool | None = None) -> None:
+        nonlocal markdown, markdown_line
+        if solution is None:
+            solution = in_solution()
+        text = "\n".join(markdown).strip("\n")
+        if text.strip():
+            qmd.parts.append(("markdown", text, markdown_line, solution))
+        markdown = []
+        markdown_line = next_line
+
+    index = start
+    while index < len(lines):
+        text = lines[index]
+        number = index + 1
+        if fence is not None:
+            markdown.append(text)
+            marker = fence[0]
+            if text.strip() == marker[0] * len(text.strip()) and len(
+                text.strip()
+            ) >= len(marker):
+                fence = None
+            index += 1
+            continue
+        chunk_start = PYTHON_CHUNK.match(text)
+        if chunk_start:
+            ticks = chunk_start.group(1)
+            body: list[str] = []
+            end = index + 1
+            while end < len(lines) and not re.fullmatch(
+                rf"`{{{len(ticks)},}}\s*", lines[end]
+            ):
+                body.append(lines[end])
+                end += 1
+            if end == len(lines):
+                raise QmdError(
+                    f"{where}:{number}: python chunk opened here is never "
+                    "closed (add a line with ``` after its code)"
+                )
+            # Markdown before the chunk ends where the chunk starts.
+            solution = in_solution()
+            flush(end + 2)
+            qmd.parts.append(
+                ("code", Chunk(lines=body, line=number, solution=solution))
+            )
+            index = end + 1
+            continue
+        other_fence = ANY_FENCE.match(text)
+        if other_fence:
+            fence = (other_fence.group(1), number)
+            markdown.append(text)
+            index += 1
+            continue
+        if DIV_CLOSE.match(text):
+            if not divs:
+                raise QmdError(
+                    f"{where}:{number}: ':::' closes a div that was never "
+                    "opened"
+                )
+            _, instructor = divs.pop()
+            markdown.append(text)
+            if instructor:
+                # A solution div ends its own stretch of markdown.
+                flush(number + 1, solution=True)
+            index += 1
+            continue
+        if DIV_OPEN.match(text):
+            instructor = bool(INSTRUCTOR_DIV.match(text))
+            if instructor:
+                flush(number)
+            divs.append((number, instructor))
+            markdown.append(text)
+            index += 1
+            continue
+        markdown.append(text)
+        index += 1
+    if fence is not None:
+        raise QmdError(
+            f"{where}:{fence[1]}: code fence {fence[0]} opened here is "
+            "never closed"
+        )
+    if divs:
+        raise QmdError(
+            f"{where}:{divs[-1][0]}: fenced div ':::' opened here is never "
+            "closed"
+        )
+    flush(len(lines) + 1)
+    return qmd
+
+
+def to_notebook(qmd: Qmd, edition: str) -> nbformat.NotebookNode:
+    """The notebook cells of one edition, without outputs."""
+    if edition not in EDITIONS:
+        raise ValueError(f"edition must be one of {EDITIONS}, not {edition}")
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata = {
+        "kernelspec": {
+            "display_name": "Python 3 (ipykernel)",
+            "language": "python",
+            "name": "python3",
+        },
+        "language_info": {"name": "python"},
+    }
+    cells = []
+    if qmd.front_matter:
+        cells.append(nbformat.v4.new_raw_cell(qmd.front_matter))
+    for part in qmd.parts:
+        if part[0] == "code":
+            chunk = part[1]
+            if chunk.solution and edition == "student":
+                continue
+            cells.append(nbformat.v4.new_code_cell(chunk.source))
+        else:
+            _, text, _, solution = part
+            if solution and edition == "student":
+                continue
+            cells.append(nbformat.v4.new_markdown_cell(text))
+    # Stable ids keep the file byte-identical from one run to the next.
+    for number, cell in enumerate(cells):
+        cell["id"] = f"cell-{number:03d}"
+    notebook.cells = cells
+    return notebook
+
+
+def cell_signature(notebook: nbformat.NotebookNode) -> list[tuple[str, str]]:
+    """What the sync test compares: each cell's type and source."""
+    return [(cell.cell_type, cell.source) for cell in notebook.cells]

@@ -1,0 +1,191 @@
+"""Regenerate the reference notebooks and exported figures from the chapters.
+
+    python tools/regenerate.py            # every chapter, both editions
+    python tools/regenerate.py mechanics  # one chapter (by file stem)
+
+For each `chapters/<name>.qmd` this writes
+
+- `notebooks/<name>.ipynb`: the student edition (no worked solutions),
+- `notebooks/instructor/<name>.ipynb`: the instructor edition,
+
+each executed top to bottom in a fresh kernel and saved with its outputs;
+then it exports every labelled figure to `figures/<label>.png` and rewrites
+`figures/README.md`, the index of captions and alt text. Running it twice
+gives byte-identical files. Outputs are never edited by hand: edit the
+chapter and run this again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import nbformat
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import qmd as qmd_module  # noqa: E402
+from bookcheck import REGENERATE, ROOT, notebook_chapters  # noqa: E402
+from bookcheck import notebook_path as _notebook_path  # noqa: E402
+
+CHAPTERS = ROOT / "chapters"
+NOTEBOOKS = ROOT / "notebooks"
+FIGURES = ROOT / "figures"
+
+# Thread counts change the order of float reductions; one thread everywhere
+# keeps generated outputs and nbval's re-execution comparable.
+DETERMINISM = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def notebook_path(name: str, edition: str) -> Path:
+    return _notebook_path(ROOT, name, edition)
+
+
+def chapter_names() -> list[str]:
+    """Chapters with python code; prose-only pages get no notebook."""
+    return notebook_chapters(ROOT)
+
+
+def execute(notebook: nbformat.NotebookNode, source: Path) -> float:
+    """Run every cell in a fresh kernel; return the wall time in seconds."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    os.environ.update(DETERMINISM)
+    client = NotebookClient(
+        notebook,
+        timeout=300,
+        kernel_name="python3",
+        record_timing=False,
+        resources={"metadata": {"path": str(NOTEBOOKS)}},
+    )
+    started = time.perf_counter()
+    try:
+        client.execute()
+    except CellExecutionError as error:
+        raise SystemExit(f"{source}: a cell failed while executing:\n{error}")
+    return time.perf_counter() - started
+
+
+def write_notebook(notebook: nbformat.NotebookNode, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = nbformat.writes(notebook) + "\n"
+    path.write_text(text, encoding="utf-8")
+
+
+def build(name: str) -> str:
+    """Convert, execute and write both editions of one chapter."""
+    source = CHAPTERS / f"{name}.qmd"
+    try:
+        parsed = qmd_module.parse(source)
+    except qmd_module.QmdError as error:
+        raise SystemExit(str(error))
+    report = []
+    for edition in qmd_module.EDITIONS:
+        notebook = qmd_module.to_notebook(parsed, edition)
+        seconds = execute(notebook, source)
+        write_notebook(notebook, notebook_path(name, edition))
+        report.append(f"{edition} {seconds:.1f} s")
+    return f"{name}: " + ", ".join(report)
+
+
+def figure_cells(notebook: nbformat.NotebookNode):
+    """Yield (label, options, png bytes list) for labelled figure cells."""
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        options = qmd_module.Chunk(cell.source.split("\n"), 0).options
+        label = str(options.get("label", ""))
+        if not label.startswith("fig-"):
+            continue
+        images = [
+            base64.b64decode(output["data"]["image/png"])
+            for output in cell.get("outputs", [])
+            if "image/png" in output.get("data", {})
+        ]
+        yield label, options, images
+
+
+def export_figures() -> None:
+    """Write figures/<label>.png for every labelled figure, and the index."""
+    FIGURES.mkdir(exist_ok=True)
+    rows = []
+    written = set()
+    for name in chapter_names():
+        notebook = nbformat.read(notebook_path(name, "instructor"), 4)
+        for label, options, images in figure_cells(notebook):
+            if len(images) != 1:
+                raise SystemExit(
+                    f"chapters/{name}.qmd: figure cell '{label}' drew "
+                    f"{len(images)} images; a labelled figure cell must "
+                    "draw exactly one (end it with plt.show())"
+                )
+            (FIGURES / f"{label}.png").write_bytes(images[0])
+            written.add(f"{label}.png")
+            caption = " ".join(str(options.get("fig-cap", "")).split())
+            alt = " ".join(str(options.get("fig-alt", "")).split())
+            rows.append(
+                f"| [`{label}.png`]({label}.png) | `chapters/{name}.qmd` "
+                f"| {escape(caption)} | {escape(alt)} |"
+            )
+    for stale in FIGURES.glob("*.png"):
+        if stale.name not in written:
+            stale.unlink()
+    header = [
+        "# Figures",
+        "",
+        "Every labelled figure of the book as a PNG, for slides and "
+        "handouts.",
+        f"Generated by `{REGENERATE}`; do not edit by hand.",
+        "",
+        "| file | chapter | caption | alt text |",
+        "| --- | --- | --- | --- |",
+    ]
+    text = "\n".join(header + rows) + "\n"
+    (FIGURES / "README.md").write_text(text, encoding="utf-8")
+
+
+def escape(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "chapters",
+        nargs="*",
+        help="chapter file stems (default: all chapters)",
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=2, help="chapters executed at once"
+    )
+    args = parser.parse_args(argv)
+    names = args.chapters or chapter_names()
+    unknown = [name for name in names if name not in chapter_names()]
+    if unknown:
+        raise SystemExit(f"no such chapter in chapters/: {', '.join(unknown)}")
+    # Parse everything first so a broken chapter fails before any kernel.
+    for name in names:
+        try:
+            qmd_module.parse(CHAPTERS / f"{name}.qmd")
+        except qmd_module.QmdError as error:
+            raise SystemExit(str(error))
+    warm_font_cache()
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        for line in pool.map(build, names):
+            print(line, flush=True)
+    export_figures()
+    print(f"figures: {len(list(FIGURES.glob('*.png')))} exported")
+
+
+def warm_font_cache() -> None:
+    """Build matplotlib's font cache before any kernel prints about it."""
+    import matplotlib.font_manager  # noqa: F401
+
+
+if __name__ == "__main__":
+    main()
