@@ -274,8 +274,7 @@ def _ruff_check_problems(stdout: str, origin: dict) -> list[str]:
         row = finding["location"]["row"]
         line = _chunk_line(qmd, cell, row)
         problems.append(
-            f"{relative}:{line}: ruff {finding['code']}: "
-            f"{finding['message']}"
+            f"{relative}:{line}: ruff {finding['code']}: {finding['message']}"
         )
     return problems
 
@@ -316,7 +315,9 @@ def check_notebooks_in_sync(root: Path) -> list[str]:
                 first = next(
                     (
                         i
-                        for i, (a, b) in enumerate(zip(expected, actual))
+                        for i, (a, b) in enumerate(
+                            zip(expected, actual, strict=False)
+                        )
                         if a != b
                     ),
                     min(len(expected), len(actual)),
@@ -477,7 +478,9 @@ def check_exported_figures(root: Path) -> list[str]:
     problems = []
     parsed, _ = parsed_book(root)
     index_path = root / "figures" / "README.md"
-    index = index_path.read_text(encoding="utf-8") if index_path.exists() else ""
+    index = (
+        index_path.read_text(encoding="utf-8") if index_path.exists() else ""
+    )
     for relative, qmd in parsed.items():
         for chunk in qmd.chunks():
             label = str(chunk.options.get("label", ""))
@@ -496,6 +499,105 @@ def check_exported_figures(root: Path) -> list[str]:
     return problems
 
 
+EXERCISE = re.compile(r"\{#(exr-[\w-]*\w)")
+
+
+def check_solutions_guarded(root: Path) -> list[str]:
+    """Solutions sit only inside instructor-only divs.
+
+    A `.solution` div, or code defining a `solution_...` name, outside a
+    `::: {.content-visible when-profile="instructor"}` div would reach the
+    student website and notebooks.
+    """
+    parsed, problems = parsed_book(root)
+    for relative, qmd in parsed.items():
+        for part in qmd.parts:
+            if part[0] == "code":
+                chunk = part[1]
+                if chunk.solution:
+                    continue
+                if re.search(
+                    r"^(def|class)\s+solution_|^solution_\w*\s*=",
+                    chunk.source,
+                    re.M,
+                ):
+                    problems.append(
+                        f"{relative}:{chunk.line}: code defining a "
+                        "solution_... name is outside an instructor-only div"
+                    )
+            elif not part[3] and re.search(
+                r"^:{3,}\s*\{[^}]*\.solution", part[1], re.M
+            ):
+                problems.append(
+                    f"{relative}:{part[2]}: a .solution div is outside an "
+                    "instructor-only div, so students would see it"
+                )
+    return problems
+
+
+def check_every_exercise_has_a_solution(root: Path) -> list[str]:
+    """Each `#exr-` block is followed by an instructor-only solution."""
+    parsed, problems = parsed_book(root)
+    for relative, qmd in parsed.items():
+        pending = None
+        for part in qmd.parts:
+            solution = part[1].solution if part[0] == "code" else part[3]
+            if solution:
+                pending = None
+                continue
+            if part[0] != "markdown":
+                continue
+            for match in EXERCISE.finditer(part[1]):
+                if pending:
+                    problems.append(
+                        f"{relative}: exercise {pending} has no worked "
+                        "solution before the next exercise"
+                    )
+                pending = match.group(1)
+        if pending:
+            problems.append(
+                f"{relative}: exercise {pending} has no worked solution"
+            )
+    return problems
+
+
+def check_student_notebooks_have_no_solutions(root: Path) -> list[str]:
+    """No line of any solution reaches a student notebook."""
+    problems = []
+    for name in notebook_chapters(root):
+        qmd = qmd_module.parse(root / "chapters" / f"{name}.qmd")
+        path = notebook_path(root, name, "student")
+        if not path.exists():
+            continue
+        student = "\n".join(c.source for c in nbformat.read(path, 4).cells)
+        secret_lines = set()
+        for part in qmd.parts:
+            text = part[1].source if part[0] == "code" else part[1]
+            solution = part[1].solution if part[0] == "code" else part[3]
+            if not solution:
+                continue
+            for line in text.split("\n"):
+                line = line.strip()
+                # Short or structural lines (":::", "plt.show()") also
+                # occur outside solutions; distinctive lines do not.
+                if len(line) >= 25 and not line.startswith(("#|", ":::")):
+                    secret_lines.add(line)
+        public = qmd.prose("student") + "\n".join(
+            c.source for c in qmd.chunks() if not c.solution
+        )
+        for line in sorted(secret_lines):
+            if line in student and line not in public:
+                problems.append(
+                    f"{path.relative_to(root)}: contains solution text "
+                    f"from chapters/{name}.qmd: {line[:80]!r}"
+                )
+        if "{.solution" in student:
+            problems.append(
+                f"{path.relative_to(root)}: contains a .solution div"
+            )
+    return problems
+
+
 CHECKS = [
     check_quarto_files,
     check_fences,
@@ -508,6 +610,9 @@ CHECKS = [
     check_clean_outputs,
     check_figure_outputs,
     check_exported_figures,
+    check_solutions_guarded,
+    check_every_exercise_has_a_solution,
+    check_student_notebooks_have_no_solutions,
 ]
 
 

@@ -55,7 +55,9 @@ class Chunk:
             if not text.startswith("#|"):
                 break
             option_lines.append(text[2:].removeprefix(" "))
-        parsed = yaml.safe_load("\n".join(option_lines)) if option_lines else {}
+        parsed = (
+            yaml.safe_load("\n".join(option_lines)) if option_lines else {}
+        )
         return parsed or {}
 
     @property

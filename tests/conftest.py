@@ -1,0 +1,75 @@
+"""Shared set-up for the book's tests."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import os
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+# Kernels started by nbval inherit these: one thread keeps float reductions
+# in the order used when the notebooks were generated.
+os.environ["OMP_NUM_THREADS"] = "1"
+os.environ["MKL_NUM_THREADS"] = "1"
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+def pytest_configure(config):
+    # Build matplotlib's font cache before any kernel starts; otherwise its
+    # one-time notice lands in the first notebook's stderr.
+    import matplotlib.font_manager  # noqa: F401
+
+
+@functools.cache
+def _chapter_namespace(name: str) -> dict:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import nbformat
+
+    notebook = nbformat.read(
+        ROOT / "notebooks" / "instructor" / f"{name}.ipynb", 4
+    )
+    # A registered module, so dataclasses and pickling find their classes.
+    module = types.ModuleType(f"chapter_{name.replace('-', '_')}")
+    sys.modules[module.__name__] = module
+    namespace = module.__dict__
+    with contextlib.redirect_stdout(io.StringIO()):
+        for cell in notebook.cells:
+            if cell.cell_type != "code":
+                continue
+            exec(compile(cell.source, f"{name}.ipynb", "exec"), namespace)
+            plt.close("all")
+    return namespace
+
+
+@pytest.fixture(scope="module")
+def chapter():
+    """Run a chapter's code (instructor edition) in this process.
+
+    `chapter("maths-and-code")` returns the namespace after every cell has
+    run, so tests can call the chapter's self-check functions and reference
+    solutions directly.
+    """
+    return _chapter_namespace
+
+
+@pytest.fixture
+def printed(capsys):
+    """Call a function and return (its result, what it printed)."""
+
+    def call(function, *args, **kwargs):
+        capsys.readouterr()
+        result = function(*args, **kwargs)
+        return result, capsys.readouterr().out.strip()
+
+    return call

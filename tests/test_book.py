@@ -1,0 +1,39 @@
+"""Every check of tools/bookcheck.py passes on the book as it stands."""
+
+import bookcheck
+import pytest
+from conftest import ROOT
+
+
+@pytest.mark.parametrize(
+    "check", bookcheck.CHECKS, ids=[c.__name__ for c in bookcheck.CHECKS]
+)
+def test_book_passes(check):
+    problems = check(ROOT)
+    assert not problems, "\n".join(problems)
+
+
+def test_book_has_the_four_levels_in_order():
+    files = bookcheck.book_files(ROOT)
+    levels = [
+        "chapters/intuition.qmd",
+        "chapters/mechanics.qmd",
+        "chapters/maths-and-code.qmd",
+        "chapters/systems.qmd",
+    ]
+    assert files[0] == "index.qmd"
+    assert [f for f in files if f in levels] == levels
+    assert files.index("chapters/references.qmd") > files.index(levels[-1])
+
+
+def test_bibliography_has_the_founding_papers_with_identifiers():
+    text = (ROOT / "references.bib").read_text(encoding="utf-8")
+    keys = bookcheck.bib_keys(ROOT)
+    for key, identifier in [
+        ("vaswani2017attention", "1706.03762"),
+        ("ba2016layer", "1607.06450"),
+        ("xiong2020layer", "2002.04745"),
+    ]:
+        assert key in keys
+        entry = text.split(f"{{{key},", 1)[1].split("\n}", 1)[0]
+        assert identifier in entry, f"references.bib: {key} lacks its id"

@@ -1,0 +1,201 @@
+"""The checks can fail: plant a mistake in a copy of the book, see it named.
+
+Each test copies the book, breaks one thing the way an author might, and
+asserts that the matching check reports it with the file's name.
+"""
+
+import shutil
+import subprocess
+import sys
+
+import bookcheck
+import nbformat
+import pytest
+from conftest import ROOT
+
+CHAPTER = "chapters/intuition.qmd"
+
+
+@pytest.fixture
+def book(tmp_path):
+    copy = tmp_path / "book"
+    shutil.copytree(
+        ROOT,
+        copy,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", "_book*", ".quarto", "__pycache__"
+        ),
+    )
+    return copy
+
+
+def edit(book, relative, old, new, count=1):
+    path = book / relative
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"test set-up: {old!r} not in {relative}"
+    path.write_text(text.replace(old, new, count), encoding="utf-8")
+
+
+def append(book, relative, text):
+    path = book / relative
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+def named(problems, fragment):
+    return [p for p in problems if fragment in p]
+
+
+def test_missing_fig_alt_is_reported(book):
+    append(
+        book,
+        CHAPTER,
+        '\n```{python}\n#| label: fig-planted\n#| fig-cap: "A plot."\n'
+        "plt.plot([0, 1])\nplt.show()\n```\n",
+    )
+    problems = bookcheck.check_figure_cells(book)
+    assert named(problems, CHAPTER)
+    assert named(problems, "fig-alt")
+
+
+def test_unlabelled_figure_cell_is_reported(book):
+    append(book, CHAPTER, "\n```{python}\nplt.plot([0, 1])\nplt.show()\n```\n")
+    assert named(bookcheck.check_figure_cells(book), "label: fig-")
+
+
+def test_missing_citation_key_is_reported(book):
+    append(book, CHAPTER, "\nAs shown before [@nokey2020].\n")
+    problems = bookcheck.check_citations(book)
+    assert named(problems, CHAPTER) and named(problems, "@nokey2020")
+
+
+def test_unresolved_crossref_is_reported(book):
+    append(book, CHAPTER, "\nSee @fig-missing and @eq-nowhere.\n")
+    problems = bookcheck.check_crossrefs(book)
+    assert named(problems, "@fig-missing") and named(problems, "@eq-nowhere")
+    assert all(CHAPTER in p for p in problems)
+
+
+def test_code_and_maths_are_not_mistaken_for_citations(book):
+    append(
+        book,
+        CHAPTER,
+        "\nIn code, `Y = X @ W` and `@dataclass`; in maths $a @b$; mail "
+        "someone@example.org.\n",
+    )
+    assert not bookcheck.check_citations(book)
+
+
+def test_chapter_edited_without_regenerating_is_reported(book):
+    append(book, CHAPTER, "\nA sentence added after the last regeneration.\n")
+    problems = bookcheck.check_notebooks_in_sync(book)
+    assert named(problems, "notebooks/intuition.ipynb")
+    assert named(problems, "python tools/regenerate.py intuition")
+
+
+def test_unclosed_chunk_names_file_and_line(book):
+    lines = (book / CHAPTER).read_text(encoding="utf-8").count("\n")
+    append(book, CHAPTER, "\n```{python}\nprint(1)\n")
+    problems = bookcheck.check_fences(book)
+    assert named(problems, f"{CHAPTER}:{lines + 2}")
+
+
+def test_unclosed_div_names_file_and_line(book):
+    append(book, CHAPTER, "\n::: {.callout-note}\nNever closed.\n")
+    problems = bookcheck.check_fences(book)
+    assert named(problems, CHAPTER) and named(problems, "never closed")
+
+
+def test_unformatted_code_is_reported(book):
+    append(book, CHAPTER, "\n```{python}\nvalues=[1,2 ,3]\n```\n")
+    problems = bookcheck.check_ruff(book)
+    assert named(problems, CHAPTER) and named(problems, "ruff format")
+
+
+def test_lint_error_is_reported_with_its_line(book):
+    append(book, CHAPTER, "\n```{python}\nimport os\n```\n")
+    problems = bookcheck.check_ruff(book)
+    assert named(problems, "F401")
+    assert named(problems, CHAPTER + ":")
+
+
+def test_chapter_missing_from_quarto_yml_is_reported(book):
+    (book / "chapters" / "extra.qmd").write_text("# Extra\n", encoding="utf-8")
+    problems = bookcheck.check_quarto_files(book)
+    assert named(problems, "chapters/extra.qmd")
+
+
+def test_listed_file_that_does_not_exist_is_reported(book):
+    edit(book, "_quarto.yml", "chapters/systems.qmd", "chapters/gone.qmd")
+    problems = bookcheck.check_quarto_files(book)
+    assert named(problems, "chapters/gone.qmd")
+
+
+def test_prose_number_that_drifted_is_reported(book):
+    edit(book, CHAPTER, "[1.5, 0.1]", "[1.5, 0.2]", count=1)
+    problems = bookcheck.check_prose_numbers(book)
+    assert named(problems, CHAPTER)
+
+
+def test_output_that_drifted_from_the_prose_is_reported(book):
+    path = book / "notebooks" / "instructor" / "intuition.ipynb"
+    notebook = nbformat.read(path, 4)
+    for cell in notebook.cells:
+        if "label: residual-sum" in cell.source:
+            cell.outputs[0]["text"] = "x + update = [1.5, 0.2]\n"
+    nbformat.write(notebook, path)
+    problems = bookcheck.check_prose_numbers(book)
+    assert named(problems, "residual-sum")
+
+
+def test_missing_exported_figure_is_reported(book):
+    figure = next((book / "figures").glob("fig-*.png"))
+    figure.unlink()
+    problems = bookcheck.check_exported_figures(book)
+    assert named(problems, figure.name)
+
+
+def test_warning_in_a_notebook_is_reported(book):
+    path = book / "notebooks" / "intuition.ipynb"
+    notebook = nbformat.read(path, 4)
+    code = next(c for c in notebook.cells if c.cell_type == "code")
+    code.outputs.append(
+        nbformat.v4.new_output("stream", name="stderr", text="UserWarning\n")
+    )
+    nbformat.write(notebook, path)
+    problems = bookcheck.check_clean_outputs(book)
+    assert named(problems, "notebooks/intuition.ipynb")
+
+
+def test_changed_expected_value_fails_nbval(tmp_path):
+    """nbval, as configured in pyproject.toml, fails on a changed output."""
+    notebook = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("print(6 * 7)", execution_count=1)
+    cell.outputs = [nbformat.v4.new_output("stream", text="41\n")]
+    notebook.cells = [cell]
+    notebook.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    path = tmp_path / "planted.ipynb"
+    nbformat.write(notebook, path)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-c",
+            str(ROOT / "pyproject.toml"),
+            "--rootdir",
+            str(tmp_path),
+            "-n",
+            "0",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 1, result.stdout[-2000:]
+    assert "planted.ipynb" in result.stdout
+    assert "41" in result.stdout and "42" in result.stdout

@@ -1,0 +1,115 @@
+"""The .qmd to notebook converter follows `quarto convert`'s rules."""
+
+import pytest
+import qmd
+
+SOURCE = """---
+title: "A chapter"
+jupyter: python3
+---
+
+# A chapter {#sec-a}
+
+Some prose.
+
+```{python}
+#| label: first
+#| echo: true
+x = 1
+print(x)
+```
+
+```python
+not_a_cell = True
+```
+
+```{ojs}
+viewof w = Inputs.range([1, 8])
+```
+
+::: {#exr-a}
+## An exercise
+Do it.
+:::
+
+::: {.content-visible when-profile="instructor"}
+::: {.solution}
+The answer is secret.
+
+```{python}
+solution_value = 42
+```
+:::
+:::
+
+Closing prose.
+"""
+
+
+@pytest.fixture
+def chapter(tmp_path):
+    path = tmp_path / "a.qmd"
+    path.write_text(SOURCE, encoding="utf-8")
+    return qmd.parse(path)
+
+
+def test_front_matter_becomes_one_raw_cell(chapter):
+    cells = qmd.to_notebook(chapter, "instructor").cells
+    assert cells[0].cell_type == "raw"
+    assert cells[0].source.startswith("---\ntitle:")
+    assert cells[0].source.endswith("---")
+
+
+def test_only_python_chunks_become_code_cells_options_first(chapter):
+    cells = qmd.to_notebook(chapter, "instructor").cells
+    code = [c.source for c in cells if c.cell_type == "code"]
+    assert code[0] == "#| label: first\n#| echo: true\nx = 1\nprint(x)"
+    assert len(code) == 2
+    markdown = "\n".join(c.source for c in cells if c.cell_type == "markdown")
+    assert "```python\nnot_a_cell = True\n```" in markdown
+    assert "```{ojs}" in markdown
+
+
+def test_markdown_between_code_cells_is_one_cell(chapter):
+    cells = qmd.to_notebook(chapter, "instructor").cells
+    assert cells[1].cell_type == "markdown"
+    assert cells[1].source == "# A chapter {#sec-a}\n\nSome prose."
+
+
+def test_student_edition_drops_solutions_and_their_code(chapter):
+    student = qmd.to_notebook(chapter, "student")
+    text = "\n".join(c.source for c in student.cells)
+    assert "secret" not in text and "solution_value" not in text
+    assert "An exercise" in text and "Closing prose." in text
+    instructor = qmd.to_notebook(chapter, "instructor")
+    text = "\n".join(c.source for c in instructor.cells)
+    assert "secret" in text and "solution_value = 42" in text
+
+
+def test_chunk_options_are_parsed(chapter):
+    assert chapter.chunks()[0].options == {"label": "first", "echo": True}
+
+
+def test_cell_ids_are_stable(chapter):
+    first = qmd.to_notebook(chapter, "student")
+    second = qmd.to_notebook(chapter, "student")
+    assert [c.id for c in first.cells] == [c.id for c in second.cells]
+
+
+@pytest.mark.parametrize(
+    "text, line, words",
+    [
+        ("---\ntitle: x\n", 1, "front matter"),
+        ("Prose.\n\n```{python}\nx = 1\n", 3, "python chunk"),
+        ("Prose.\n\n::: {.callout-note}\nOpen.\n", 3, "div"),
+        ("Prose.\n:::\n", 2, "never opened"),
+        ("Prose.\n\n````markdown\ncode\n", 3, "code fence"),
+    ],
+)
+def test_broken_sources_name_file_and_line(tmp_path, text, line, words):
+    path = tmp_path / "broken.qmd"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(qmd.QmdError) as error:
+        qmd.parse(path)
+    assert f"broken.qmd:{line}:" in str(error.value)
+    assert words in str(error.value)

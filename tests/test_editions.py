@@ -1,0 +1,96 @@
+"""Worked solutions reach only the instructor edition.
+
+The checks themselves run in test_book.py; these tests plant leaks in a
+copy of the book and show that each check catches them.
+"""
+
+import shutil
+
+import bookcheck
+import nbformat
+import pytest
+import qmd
+from conftest import ROOT
+
+CHAPTER = "chapters/intuition.qmd"
+EXERCISE = """
+::: {#exr-planted}
+## A planted exercise
+*Explain · 5 min*
+
+Why?
+:::
+"""
+SOLUTION = """
+::: {.content-visible when-profile="instructor"}
+::: {.solution}
+Because the planted solution explains it at length.
+
+```{python}
+solution_planted = "a distinctive planted solution string"
+print(solution_planted)
+```
+:::
+:::
+"""
+
+
+@pytest.fixture
+def book(tmp_path):
+    copy = tmp_path / "book"
+    shutil.copytree(
+        ROOT,
+        copy,
+        ignore=shutil.ignore_patterns(".git", ".venv", "_book*", ".quarto"),
+    )
+    return copy
+
+
+def append(book, text):
+    path = book / CHAPTER
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+def test_guarded_solution_passes(book):
+    append(book, EXERCISE + SOLUTION)
+    assert not bookcheck.check_solutions_guarded(book)
+    assert not bookcheck.check_every_exercise_has_a_solution(book)
+
+
+def test_unguarded_solution_div_is_reported(book):
+    unguarded = SOLUTION.replace(
+        '::: {.content-visible when-profile="instructor"}\n', "", 1
+    ).replace(":::\n:::\n", ":::\n", 1)
+    append(book, EXERCISE + unguarded)
+    problems = bookcheck.check_solutions_guarded(book)
+    assert [p for p in problems if CHAPTER in p and ".solution" in p]
+
+
+def test_unguarded_solution_cell_is_reported(book):
+    append(book, EXERCISE + SOLUTION + "\n```{python}\nsolution_x = 1\n```\n")
+    problems = bookcheck.check_solutions_guarded(book)
+    assert [p for p in problems if CHAPTER in p and "solution_" in p]
+
+
+def test_exercise_without_solution_is_reported(book):
+    append(book, EXERCISE)
+    problems = bookcheck.check_every_exercise_has_a_solution(book)
+    assert [p for p in problems if "exr-planted" in p]
+
+
+def test_student_notebook_with_solutions_is_reported(book):
+    append(book, EXERCISE + SOLUTION)
+    parsed = qmd.parse(book / CHAPTER)
+    student = book / "notebooks" / "intuition.ipynb"
+    # A regenerate command that ignored editions would write this.
+    nbformat.write(qmd.to_notebook(parsed, "instructor"), student)
+    problems = bookcheck.check_student_notebooks_have_no_solutions(book)
+    assert [p for p in problems if "notebooks/intuition.ipynb" in p]
+
+
+def test_student_notebook_without_solutions_passes(book):
+    append(book, EXERCISE + SOLUTION)
+    parsed = qmd.parse(book / CHAPTER)
+    student = book / "notebooks" / "intuition.ipynb"
+    nbformat.write(qmd.to_notebook(parsed, "student"), student)
+    assert not bookcheck.check_student_notebooks_have_no_solutions(book)
