@@ -60,7 +60,7 @@ def book_files(root: Path) -> list[str]:
 def notebook_chapters(root: Path) -> list[str]:
     """Stems of the chapters that contain python code (one notebook each)."""
     names = []
-    for path in sorted((root / "chapters").glob("*.qmd")):
+    for path in sorted((root / "chapters").glob("[!_]*.qmd")):
         if qmd_module.parse(path).chunks():
             names.append(path.stem)
     return names
@@ -88,9 +88,11 @@ def parsed_book(root: Path) -> tuple[dict, list[str]]:
 
 
 def _chapter_files(root: Path) -> list[str]:
+    """Chapter files; `_name.qmd` files are partials Quarto never renders
+    alone (they are pulled into a chapter with the include shortcode)."""
     return [
         str(path.relative_to(root))
-        for path in sorted((root / "chapters").glob("*.qmd"))
+        for path in sorted((root / "chapters").glob("[!_]*.qmd"))
     ]
 
 
