@@ -75,7 +75,11 @@ def notebook_path(root: Path, name: str, edition: str) -> Path:
 def parsed_book(root: Path) -> tuple[dict, list[str]]:
     """Parse every `.qmd` of the book; return parsed files and problems."""
     parsed, problems = {}, []
-    paths = sorted({*book_files(root), *_chapter_files(root)})
+    partials = [
+        str(path.relative_to(root))
+        for path in sorted((root / "chapters").glob("_*.qmd"))
+    ]
+    paths = sorted({*book_files(root), *_chapter_files(root), *partials})
     for relative in paths:
         path = root / relative
         if not path.exists() or path.suffix != ".qmd":
