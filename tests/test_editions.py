@@ -94,3 +94,13 @@ def test_student_notebook_without_solutions_passes(book):
     student = book / "notebooks" / "intuition.ipynb"
     nbformat.write(qmd.to_notebook(parsed, "student"), student)
     assert not bookcheck.check_student_notebooks_have_no_solutions(book)
+
+
+def test_student_output_differing_from_instructor_is_reported(book):
+    path = book / "notebooks" / "intuition.ipynb"
+    notebook = nbformat.read(path, 4)
+    cell = next(c for c in notebook.cells if c.get("outputs"))
+    cell.outputs[0]["text"] = "something the instructor edition never said\n"
+    nbformat.write(notebook, path)
+    problems = bookcheck.check_editions_agree(book)
+    assert [p for p in problems if "notebooks/intuition.ipynb" in p]

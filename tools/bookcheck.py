@@ -604,6 +604,59 @@ def check_student_notebooks_have_no_solutions(root: Path) -> list[str]:
     return problems
 
 
+def check_editions_agree(root: Path) -> list[str]:
+    """The student notebook is the instructor notebook minus solutions.
+
+    Cell by cell, with the same recorded outputs: so nbval's re-execution of
+    the instructor notebook also pins every output of the student one, and
+    a solution cell that changes what later cells print (by drawing random
+    numbers, say) is caught.
+    """
+    problems = []
+    for name in notebook_chapters(root):
+        qmd = qmd_module.parse(root / "chapters" / f"{name}.qmd")
+        paths = {e: notebook_path(root, name, e) for e in qmd_module.EDITIONS}
+        if not all(path.exists() for path in paths.values()):
+            continue
+        student = nbformat.read(paths["student"], 4).cells
+        instructor = nbformat.read(paths["instructor"], 4).cells
+        secret = {chunk.source for chunk in qmd.chunks() if chunk.solution} | {
+            part[1] for part in qmd.parts if part[0] == "markdown" and part[3]
+        }
+        public = [cell for cell in instructor if cell.source not in secret]
+        relative = paths["student"].relative_to(root)
+        if len(public) != len(student):
+            problems.append(
+                f"{relative}: has {len(student)} cells, but the instructor "
+                f"edition without solutions has {len(public)}: run "
+                f"`{REGENERATE} {name}`"
+            )
+            continue
+        for number, (mine, theirs) in enumerate(
+            zip(student, public, strict=True)
+        ):
+            if mine.source != theirs.source or _outputs(mine) != _outputs(
+                theirs
+            ):
+                problems.append(
+                    f"{relative}: cell {number} differs from the instructor "
+                    "edition's (a solution cell changes what later cells "
+                    "print: seed random draws in the cell that uses them)"
+                )
+                break
+    return problems
+
+
+def _outputs(cell) -> list:
+    """A cell's outputs without execution counts, which editions shift."""
+    found = []
+    for output in cell.get("outputs", []):
+        output = dict(output)
+        output.pop("execution_count", None)
+        found.append(json.dumps(output, sort_keys=True))
+    return found
+
+
 CHECKS = [
     check_quarto_files,
     check_fences,
@@ -619,6 +672,7 @@ CHECKS = [
     check_solutions_guarded,
     check_every_exercise_has_a_solution,
     check_student_notebooks_have_no_solutions,
+    check_editions_agree,
 ]
 
 
