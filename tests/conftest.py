@@ -15,11 +15,17 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
+# `pytest` run directly with a package missing from requirements.txt: name
+# it and say how to install it, not an ImportError deep inside a test.
+import check_env  # noqa: E402
+
+if check_env.main([]) != 0:
+    raise SystemExit(4)
+
 # Kernels started by nbval inherit these: one thread keeps float reductions
 # in the order used when the notebooks were generated.
 os.environ["OMP_NUM_THREADS"] = "1"
 os.environ["MKL_NUM_THREADS"] = "1"
-os.environ.setdefault("MPLBACKEND", "Agg")
 
 
 def pytest_configure(config):
