@@ -1,0 +1,414 @@
+"""The explorers' formulas agree with PyTorch and with the book's formulas.
+
+The interactive explorers on the website (chapters/_explorer-*.qmd) compute
+with the JavaScript functions in chapters/explorer-formulas.js. These tests
+run those functions with Node on the inputs below and compare every result
+with a Python reference: torch.nn.functional.layer_norm; parameter counts of
+real PyTorch modules; the sizes of the tensors a real forward pass
+produces; FLOPs from the weight and attention shapes of real modules, and
+the formulas of the systems chapter (8·S·D², 16·S·D² at D_ff = 4D, 4·S²·D).
+
+The cost formulas are also compared with the systems chapter's own
+functions: its `cost-formulas` cell, run alone (it defines pure functions,
+so this takes milliseconds where the `chapter` fixture of tests/conftest.py
+would run the whole chapter). Those tests skip, saying so, while
+chapters/systems.qmd has no such cell.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from dataclasses import astuple, dataclass
+
+import pytest
+import qmd
+import torch
+import torch.nn.functional as F
+from conftest import ROOT
+from torch import nn
+
+FORMULAS = ROOT / "chapters" / "explorer-formulas.js"
+SYSTEMS = "chapters/systems.qmd"
+SYSTEMS_CELL = "cost-formulas"
+NODE = shutil.which("node")
+
+pytestmark = pytest.mark.skipif(
+    NODE is None,
+    reason="node is not on PATH: install Node.js to check the formulas of "
+    "chapters/explorer-formulas.js against PyTorch",
+)
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """One configuration of a block, named as in the book."""
+
+    D: int  # width
+    Dff: int  # feed-forward width
+    H: int  # heads
+    S: int  # sequence length
+    B: int  # batch size
+
+    def __str__(self) -> str:
+        return "D{}-Dff{}-H{}-S{}-B{}".format(*astuple(self))
+
+
+# (token, epsilon): the explorer's default first, then a constant token
+# (variance 0, where epsilon alone keeps the division finite), negative
+# and large values, and a large epsilon that visibly shrinks the output.
+LAYER_NORM_CASES = [
+    ([2.0, 4.0, 5.0, 9.0], 1e-5),
+    ([3.0, 3.0, 3.0, 3.0], 1e-5),
+    ([-3.5, 0.25, 7.0, 100.0], 1e-3),
+    ([0.1, 0.2, 0.3, 0.4], 1.0),
+    ([-1.0, 1.0, -1.0, 1.0], 0.0),
+]
+
+# Small enough for real forward passes in milliseconds; the parameter
+# counts are also checked at full size below (on the meta device).
+COST_CASES = [
+    Sizes(D=8, Dff=32, H=2, S=5, B=2),
+    Sizes(D=6, Dff=24, H=3, S=4, B=2),
+    Sizes(D=16, Dff=40, H=4, S=48, B=3),
+    Sizes(D=64, Dff=256, H=8, S=300, B=1),
+    Sizes(D=768, Dff=3072, H=12, S=16, B=1),
+]
+PARAMETER_CASES = [
+    *COST_CASES,
+    Sizes(D=128, Dff=512, H=4, S=1, B=1),
+    Sizes(D=1024, Dff=4096, H=16, S=1, B=1),
+    Sizes(D=4096, Dff=11008, H=32, S=1, B=1),
+]
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
+DTYPES_BYTES = {
+    name: torch.empty(0, dtype=dtype).element_size()
+    for name, dtype in DTYPES.items()
+}
+# Lengths for the FLOPs formulas: below, at and above S = 4D and S = 6D.
+FLOP_CASES = [
+    (S, D, 4 * D)
+    for D in (64, 768)
+    for S in (1, 4 * D - 1, 4 * D, 4 * D + 1, 6 * D - 1, 6 * D + 1, 8 * D)
+]
+
+
+def js_calls() -> list:
+    """Every call the tests make, evaluated in one Node process."""
+    calls = [["layerNorm", [z, eps]] for z, eps in LAYER_NORM_CASES]
+    calls += [["blockParameters", [s.D, s.Dff]] for s in PARAMETER_CASES]
+    for sizes in COST_CASES:
+        for nbytes in DTYPES_BYTES.values():
+            calls.append(
+                [
+                    "activationBytes",
+                    [sizes.B, sizes.S, sizes.D, sizes.Dff, sizes.H, nbytes],
+                ]
+            )
+        calls.append(["blockFlops", [sizes.S, sizes.D, sizes.Dff]])
+    calls += [["blockFlops", list(case)] for case in FLOP_CASES]
+    calls += [["crossovers", [D, 4 * D]] for D in (64, 768)]
+    return calls
+
+
+def run_node(calls: list) -> list:
+    """Results of `calls` ([name, args] pairs) from explorer-formulas.js."""
+    script = (
+        f"import * as formulas from {json.dumps(FORMULAS.as_uri())};\n"
+        f"const calls = {json.dumps(calls)};\n"
+        "const results = calls.map(([name, args]) =>\n"
+        "  typeof formulas[name] === 'function'\n"
+        "    ? formulas[name](...args) : formulas[name]);\n"
+        "console.log(JSON.stringify(results));\n"
+    )
+    result = subprocess.run(
+        [NODE, "--input-type=module", "-e", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, (
+        f"chapters/explorer-formulas.js failed in Node:\n{result.stderr}"
+    )
+    return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def js():
+    """`js(name, *args)`: what explorer-formulas.js returns for that call."""
+    calls = [*js_calls(), ["BYTES_PER_ELEMENT", []]]
+    results = {
+        json.dumps(call): value
+        for call, value in zip(calls, run_node(calls), strict=True)
+    }
+
+    def call(name, *args):
+        key = json.dumps([name, list(args)])
+        if key not in results:  # a call js_calls() does not list
+            results[key] = run_node([[name, list(args)]])[0]
+        return results[key]
+
+    return call
+
+
+# --------------------------------------------------------------- layer norm
+
+
+@pytest.mark.parametrize(("z", "eps"), LAYER_NORM_CASES, ids=str)
+def test_layer_norm_matches_torch(js, z, eps):
+    result = js("layerNorm", z, eps)
+    x = torch.tensor(z, dtype=torch.float64)
+    expected = F.layer_norm(x, (len(z),), eps=eps)
+    where = f"chapters/explorer-formulas.js: layerNorm({z}, {eps})"
+    assert result["mean"] == pytest.approx(float(x.mean()), abs=1e-12), where
+    variance = float(x.var(unbiased=False))
+    assert result["variance"] == pytest.approx(variance, abs=1e-12), where
+    assert result["normalised"] == pytest.approx(
+        expected.tolist(), abs=1e-9
+    ), where
+
+
+def test_layer_norm_default_token_gives_the_numbers_the_book_quotes(js):
+    result = js("layerNorm", [2.0, 4.0, 5.0, 9.0], 1e-5)
+    where = "chapters/explorer-formulas.js: layerNorm at the defaults"
+    assert result["mean"] == 5.0, where
+    assert result["variance"] == 6.5, where
+    rounded = [round(v, 3) + 0.0 for v in result["normalised"]]
+    assert rounded == [-1.177, -0.392, 0.0, 1.569], where
+
+
+# --------------------------------------------------------------- parameters
+
+
+def parameter_count(module: nn.Module) -> int:
+    return sum(p.numel() for p in module.parameters())
+
+
+def weight_count(module: nn.Module) -> int:
+    """Parameters of the matrices alone (no biases, no norm gains)."""
+    return sum(p.numel() for p in module.parameters() if p.dim() == 2)
+
+
+@pytest.mark.parametrize("sizes", PARAMETER_CASES, ids=str)
+def test_block_parameters_match_real_modules(js, sizes):
+    # The meta device gives exact counts without allocating the weights.
+    with torch.device("meta"):
+        attention = nn.MultiheadAttention(sizes.D, sizes.H, batch_first=True)
+        ffn = nn.Sequential(
+            nn.Linear(sizes.D, sizes.Dff),
+            nn.GELU(),
+            nn.Linear(sizes.Dff, sizes.D),
+        )
+        norms = nn.ModuleList([nn.LayerNorm(sizes.D), nn.LayerNorm(sizes.D)])
+    result = js("blockParameters", sizes.D, sizes.Dff)
+    expected = {
+        "attention": parameter_count(attention),
+        "ffn": parameter_count(ffn),
+        "norms": parameter_count(norms),
+        "attentionApprox": weight_count(attention),
+        "ffnApprox": weight_count(ffn),
+    }
+    expected["total"] = (
+        expected["attention"] + expected["ffn"] + expected["norms"]
+    )
+    assert result == expected, (
+        f"chapters/explorer-formulas.js: blockParameters({sizes.D}, "
+        f"{sizes.Dff}) differs from the PyTorch modules"
+    )
+
+
+# ------------------------------------------------------- activation memory
+
+
+def tensor_bytes(tensor: torch.Tensor) -> int:
+    return tensor.numel() * tensor.element_size()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("sizes", COST_CASES, ids=str)
+def test_activation_bytes_match_real_tensors(js, sizes, dtype):
+    torch.manual_seed(0)
+    kind = DTYPES[dtype]
+    attention = nn.MultiheadAttention(
+        sizes.D, sizes.H, batch_first=True, dtype=kind
+    )
+    ffn_in = nn.Linear(sizes.D, sizes.Dff, dtype=kind)
+    X = torch.randn(sizes.B, sizes.S, sizes.D, dtype=kind)
+    with torch.no_grad():
+        _, weights = attention(
+            X, X, X, need_weights=True, average_attn_weights=False
+        )  # (B, H, S, S)
+        hidden = ffn_in(X)  # (B, S, Dff)
+    assert weights.shape == (sizes.B, sizes.H, sizes.S, sizes.S)
+    result = js(
+        "activationBytes",
+        sizes.B,
+        sizes.S,
+        sizes.D,
+        sizes.Dff,
+        sizes.H,
+        DTYPES_BYTES[dtype],
+    )
+    where = f"chapters/explorer-formulas.js: activationBytes for {sizes}"
+    assert result["elements"] == {
+        "input": X.numel(),
+        "ffnHidden": hidden.numel(),
+        "attentionScores": weights.numel(),
+    }, where
+    assert result["input"] == tensor_bytes(X), where
+    assert result["ffnHidden"] == tensor_bytes(hidden), where
+    assert result["attentionScores"] == tensor_bytes(weights), where
+    assert result["total"] == tensor_bytes(hidden) + tensor_bytes(weights), (
+        where
+    )
+
+
+def test_bytes_per_element_match_torch(js):
+    assert js("BYTES_PER_ELEMENT") == DTYPES_BYTES, (
+        "chapters/explorer-formulas.js: BYTES_PER_ELEMENT differs from "
+        "torch's element_size()"
+    )
+
+
+# -------------------------------------------------------------------- FLOPs
+
+
+@pytest.mark.parametrize("sizes", COST_CASES, ids=str)
+def test_block_flops_match_real_modules(js, sizes):
+    # One sequence (B = 1): the formulas count FLOPs per sequence, a
+    # multiply-add as 2 FLOPs.
+    attention = nn.MultiheadAttention(sizes.D, sizes.H, batch_first=True)
+    ffn = nn.Sequential(
+        nn.Linear(sizes.D, sizes.Dff), nn.GELU(), nn.Linear(sizes.Dff, sizes.D)
+    )
+    X = torch.randn(1, sizes.S, sizes.D)
+    with torch.no_grad():
+        _, weights = attention(
+            X, X, X, need_weights=True, average_attn_weights=False
+        )  # (1, H, S, S)
+    # A token passing through a weight matrix costs one multiply-add per
+    # weight; each attention weight is one dot product of length head_dim
+    # (Q K^T) and scales one value row of that length (weights V).
+    expected = {
+        "projections": 2 * sizes.S * weight_count(attention),
+        "ffn": 2 * sizes.S * weight_count(ffn),
+        "attention": 2 * 2 * weights.numel() * attention.head_dim,
+    }
+    result = js("blockFlops", sizes.S, sizes.D, sizes.Dff)
+    where = f"chapters/explorer-formulas.js: blockFlops for {sizes}"
+    assert {key: result[key] for key in expected} == expected, where
+    assert result["total"] == sum(expected.values()), where
+
+
+@pytest.mark.parametrize(("S", "D", "Dff"), FLOP_CASES, ids=str)
+def test_block_flops_match_the_systems_formulas(js, S, D, Dff):
+    result = js("blockFlops", S, D, Dff)
+    where = f"chapters/explorer-formulas.js: blockFlops({S}, {D}, {Dff})"
+    projections = 8 * S * D**2
+    ffn = 16 * S * D**2  # D_ff = 4D
+    attention = 4 * S**2 * D
+    assert result["projections"] == projections, where
+    assert result["ffn"] == ffn, where
+    assert result["attention"] == attention, where
+    assert result["total"] == projections + ffn + attention, where
+    terms = {"projections": projections, "ffn": ffn, "attention": attention}
+    assert result["dominant"] == max(terms, key=terms.get), where
+    # The quadratic term overtakes the FFN past S = 4D and all dense work
+    # past S = 6D.
+    assert (attention > ffn) == (S > 4 * D), where
+    assert (attention > projections + ffn) == (S > 6 * D), where
+
+
+@pytest.mark.parametrize("D", [64, 768])
+def test_crossovers_are_4D_and_6D(js, D):
+    assert js("crossovers", D, 4 * D) == {
+        "attentionOverFfn": 4 * D,
+        "attentionOverDense": 6 * D,
+    }, f"chapters/explorer-formulas.js: crossovers({D}, {4 * D})"
+
+
+# ------------------------------------------- the systems chapter's formulas
+
+
+@pytest.fixture(scope="module")
+def systems():
+    """The namespace of the systems chapter's cost-formulas cell."""
+    cells = [
+        chunk
+        for chunk in qmd.parse(ROOT / SYSTEMS).chunks()
+        if chunk.options.get("label") == SYSTEMS_CELL
+    ]
+    if not cells:
+        pytest.skip(f"{SYSTEMS} has no cell labelled {SYSTEMS_CELL} yet")
+    namespace: dict = {}
+    source = cells[0].source
+    exec(compile(source, f"{SYSTEMS}:{SYSTEMS_CELL}", "exec"), namespace)
+    return namespace
+
+
+@pytest.mark.parametrize("sizes", PARAMETER_CASES, ids=str)
+def test_parameters_agree_with_the_systems_chapter(js, systems, sizes):
+    result = js("blockParameters", sizes.D, sizes.Dff)
+    where = (
+        f"chapters/explorer-formulas.js and {SYSTEMS} ({SYSTEMS_CELL}): "
+        f"parameters for D = {sizes.D}, D_ff = {sizes.Dff} differ"
+    )
+    exact = systems["exact_parameter_counts"](sizes.D, sizes.Dff)
+    assert exact == {
+        "attention": result["attention"],
+        "ffn": result["ffn"],
+        "norms": result["norms"],
+    }, where
+    approximate = systems["parameter_counts"](sizes.D, sizes.Dff)
+    assert approximate == {
+        "attention": result["attentionApprox"],
+        "ffn": result["ffnApprox"],
+    }, where
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("sizes", COST_CASES, ids=str)
+def test_activation_bytes_agree_with_the_systems_chapter(
+    js, systems, sizes, dtype
+):
+    nbytes = DTYPES_BYTES[dtype]
+    result = js(
+        "activationBytes",
+        sizes.B,
+        sizes.S,
+        sizes.D,
+        sizes.Dff,
+        sizes.H,
+        nbytes,
+    )
+    chapter = systems["activation_bytes"](
+        sizes.B, sizes.S, sizes.Dff, sizes.H, nbytes
+    )
+    assert chapter == {
+        "ffn_hidden": result["ffnHidden"],
+        "attention_scores": result["attentionScores"],
+    }, (
+        f"chapters/explorer-formulas.js and {SYSTEMS} ({SYSTEMS_CELL}): "
+        f"activation bytes for {sizes} in {dtype} differ"
+    )
+
+
+@pytest.mark.parametrize(("S", "D", "Dff"), FLOP_CASES, ids=str)
+def test_flops_agree_with_the_systems_chapter(js, systems, S, D, Dff):
+    result = js("blockFlops", S, D, Dff)
+    where = (
+        f"chapters/explorer-formulas.js and {SYSTEMS} ({SYSTEMS_CELL}): "
+        f"FLOPs for S = {S}, D = {D}, D_ff = {Dff} differ"
+    )
+    flops = systems["block_flops"](1, S, D, Dff)  # one sequence
+    assert flops == {
+        "projections": result["projections"],
+        "ffn": result["ffn"],
+        "attention": result["attention"],
+    }, where
+    assert systems["dominant_term"](flops) == result["dominant"], where
+    assert systems["crossover_lengths"](D, Dff) == {
+        "ffn": js("crossovers", D, Dff)["attentionOverFfn"],
+        "dense": js("crossovers", D, Dff)["attentionOverDense"],
+    }, where
