@@ -1,0 +1,242 @@
+"""The systems chapter's self-checks pass the reference solutions and
+reject wrong solutions, and bad input, with one sentence saying what is
+wrong."""
+
+import pytest
+import torch
+
+
+@pytest.fixture(scope="module")
+def ns(chapter):
+    return chapter("systems")
+
+
+def run_check(printed, check, candidate):
+    passed, message = printed(check, candidate)
+    # One sentence on one line, never a traceback.
+    assert "\n" not in message
+    assert message.endswith((".", "?"))
+    assert "Traceback" not in message
+    return passed, message
+
+
+# ------------------------------------------------------ cached continuation
+
+
+def cached(ns, printed, candidate):
+    return run_check(printed, ns["check_cached_offset"], candidate)
+
+
+def continuation(ns, offset_of):
+    """A continuation that places the token at offset_of(cache)."""
+
+    def continue_at(block, token, cache):
+        width = block.config.width
+        X_new = token + ns["sinusoidal"](offset_of(cache), 1, width)
+        Y_new, _ = ns["cached_step"](block, X_new, cache)
+        return Y_new
+
+    return continue_at
+
+
+def test_cached_reference_passes(ns, printed):
+    passed, message = cached(ns, printed, ns["solution_cached_offset"])
+    assert passed is True
+    assert message.startswith("Passes")
+    assert "position 5" in message
+
+
+def test_cached_pair_from_cached_step_is_accepted(ns, printed):
+    def returns_pair(block, token, cache):
+        X_new = token + ns["sinusoidal"](cache.length, 1, block.config.width)
+        return ns["cached_step"](block, X_new, cache)
+
+    passed, _ = cached(ns, printed, returns_pair)
+    assert passed is True
+
+
+def test_cached_starter_reports_none(ns, printed):
+    passed, message = cached(ns, printed, ns["my_next_output"])
+    assert passed is False
+    assert "returned None" in message
+
+
+def test_cached_offset_zero_fails(ns, printed):
+    passed, message = cached(ns, printed, continuation(ns, lambda c: 0))
+    assert passed is False
+    assert message.startswith(
+        "Offset is 0, but the new token sits at position 5"
+    )
+
+
+def test_cached_off_by_one_fails(ns, printed):
+    wrong = continuation(ns, lambda cache: cache.length - 1)
+    passed, message = cached(ns, printed, wrong)
+    assert passed is False
+    assert message.startswith("Offset is 4, but the new token sits at")
+    assert "count from 0" in message
+
+
+def test_cached_without_positions_fails(ns, printed):
+    def unplaced(block, token, cache):
+        return ns["cached_step"](block, token, cache)[0]
+
+    passed, message = cached(ns, printed, unplaced)
+    assert passed is False
+    assert "no positional encoding" in message
+
+
+def test_cached_ignoring_the_cache_fails(ns, printed):
+    def no_cache(block, token, cache):
+        X_new = token + ns["sinusoidal"](cache.length, 1, block.config.width)
+        return block(X_new)
+
+    passed, message = cached(ns, printed, no_cache)
+    assert passed is False
+    assert "matches no position" in message
+
+
+def test_cached_wrong_shape_fails(ns, printed):
+    def whole_cache(block, token, cache):
+        return cache.keys
+
+    passed, message = cached(ns, printed, whole_cache)
+    assert passed is False
+    assert "shape (2, 2, 5, 4)" in message
+    assert "(2, 1, 8)" in message
+
+
+def test_cached_wrong_type_fails(ns, printed):
+    passed, message = cached(ns, printed, lambda b, t, c: [0.0])
+    assert passed is False
+    assert "returned a list" in message
+
+
+def test_cached_error_inside_torch_is_one_sentence(ns, printed):
+    def wrong_width(block, token, cache):
+        padded = torch.cat([token, token], dim=-1)  # (B, 1, 2D)
+        return ns["cached_step"](block, padded, cache)[0]
+
+    passed, message = cached(ns, printed, wrong_width)
+    assert passed is False
+    assert "wrong_width raised RuntimeError" in message
+
+
+def test_cached_not_callable(ns, printed):
+    passed, message = cached(ns, printed, 5)
+    assert passed is False
+    assert message == (
+        "check_cached_offset needs a function, not a int object."
+    )
+
+
+def test_cached_check_leaves_the_global_seed_alone(ns, printed):
+    torch.manual_seed(123)
+    expected = torch.rand(3)
+    torch.manual_seed(123)
+    cached(ns, printed, ns["solution_cached_offset"])
+    assert torch.equal(torch.rand(3), expected)
+
+
+# ----------------------------------------------------- activation measure
+
+
+def ffn_bytes(ns, printed, candidate):
+    return run_check(printed, ns["check_ffn_activation_bytes"], candidate)
+
+
+def test_ffn_reference_passes(ns, printed):
+    solution = ns["solution_ffn_activation_bytes"]
+    passed, message = ffn_bytes(ns, printed, solution)
+    assert passed is True
+    assert message.startswith("Passes")
+
+
+def test_ffn_formula_with_true_element_size_passes(ns, printed):
+    def formula(block, X):
+        B, S, _ = X.shape
+        return B * S * block.config.ff_width * X.element_size()
+
+    passed, _ = ffn_bytes(ns, printed, formula)
+    assert passed is True
+
+
+def test_ffn_starter_reports_none(ns, printed):
+    passed, message = ffn_bytes(ns, printed, ns["my_ffn_activation_bytes"])
+    assert passed is False
+    assert "returned None" in message
+
+
+def test_ffn_two_bytes_for_float32_fails(ns, printed):
+    def two_bytes(block, X):
+        B, S, _ = X.shape
+        return B * S * block.config.ff_width * 2
+
+    passed, message = ffn_bytes(ns, printed, two_bytes)
+    assert passed is False
+    assert message.startswith("Off by a factor of 2 for B=2, S=3, float32")
+    assert "2 bytes per element for float32" in message
+
+
+def test_ffn_four_bytes_for_bfloat16_fails(ns, printed):
+    def four_bytes(block, X):
+        B, S, _ = X.shape
+        return B * S * block.config.ff_width * 4
+
+    passed, message = ffn_bytes(ns, printed, four_bytes)
+    assert passed is False
+    assert "bfloat16" in message
+    assert "4 bytes per element" in message
+
+
+def test_ffn_element_count_fails(ns, printed):
+    def elements(block, X):
+        B, S, _ = X.shape
+        return B * S * block.config.ff_width
+
+    passed, message = ffn_bytes(ns, printed, elements)
+    assert passed is False
+    assert "number of elements" in message
+
+
+def test_ffn_output_tensor_fails(ns, printed):
+    def output_bytes(block, X):
+        Y = block(X)  # (B, S, D), not the hidden tensor
+        return Y.numel() * Y.element_size()
+
+    passed, message = ffn_bytes(ns, printed, output_bytes)
+    assert passed is False
+    assert "width D = 8" in message
+    assert "D_ff = 24" in message
+
+
+def test_ffn_other_wrong_count_fails(ns, printed):
+    passed, message = ffn_bytes(ns, printed, lambda block, X: 7)
+    assert passed is False
+    assert "returned 7 bytes, but the answer is 576" in message
+
+
+def test_ffn_float_result_fails(ns, printed):
+    def as_float(block, X):
+        return float(X.shape[0] * X.shape[1] * 24 * X.element_size())
+
+    passed, message = ffn_bytes(ns, printed, as_float)
+    assert passed is False
+    assert "returned a float" in message
+
+
+def test_ffn_error_is_one_sentence(ns, printed):
+    def broken(block, X):
+        return block.ffn.missing_layer(X)
+
+    passed, message = ffn_bytes(ns, printed, broken)
+    assert passed is False
+    assert message.startswith("broken raised AttributeError")
+
+
+def test_ffn_not_callable(ns, printed):
+    passed, message = ffn_bytes(ns, printed, "bytes")
+    assert passed is False
+    assert message == (
+        "check_ffn_activation_bytes needs a function, not a str object."
+    )
