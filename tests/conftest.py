@@ -6,6 +6,7 @@ import contextlib
 import functools
 import io
 import os
+import shutil
 import sys
 import types
 from pathlib import Path
@@ -79,3 +80,20 @@ def printed(capsys):
         return result, capsys.readouterr().out.strip()
 
     return call
+
+
+def copy_book(destination: Path) -> Path:
+    """A copy of the book's sources to break on purpose in a test."""
+    shutil.copytree(
+        ROOT,
+        destination,
+        ignore=shutil.ignore_patterns(
+            ".git",
+            ".venv",
+            "_book*",
+            ".quarto",
+            "__pycache__",
+            "node_modules",
+        ),
+    )
+    return destination

@@ -4,28 +4,20 @@ Each test copies the book, breaks one thing the way an author might, and
 asserts that the matching check reports it with the file's name.
 """
 
-import shutil
 import subprocess
 import sys
 
 import bookcheck
 import nbformat
 import pytest
-from conftest import ROOT
+from conftest import ROOT, copy_book
 
 CHAPTER = "chapters/intuition.qmd"
 
 
 @pytest.fixture
 def book(tmp_path):
-    copy = tmp_path / "book"
-    shutil.copytree(
-        ROOT,
-        copy,
-        ignore=shutil.ignore_patterns(
-            ".git", ".venv", "_book*", ".quarto", "__pycache__"
-        ),
-    )
+    copy = copy_book(tmp_path / "book")
     return copy
 
 

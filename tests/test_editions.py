@@ -4,13 +4,11 @@ The checks themselves run in test_book.py; these tests plant leaks in a
 copy of the book and show that each check catches them.
 """
 
-import shutil
-
 import bookcheck
 import nbformat
 import pytest
 import qmd
-from conftest import ROOT
+from conftest import copy_book
 
 CHAPTER = "chapters/intuition.qmd"
 EXERCISE = """
@@ -37,12 +35,7 @@ print(solution_planted)
 
 @pytest.fixture
 def book(tmp_path):
-    copy = tmp_path / "book"
-    shutil.copytree(
-        ROOT,
-        copy,
-        ignore=shutil.ignore_patterns(".git", ".venv", "_book*", ".quarto"),
-    )
+    copy = copy_book(tmp_path / "book")
     return copy
 
 

@@ -5,7 +5,7 @@ import shutil
 import subprocess
 
 import pytest
-from conftest import ROOT
+from conftest import copy_book
 
 # Quarto's real warnings (see shared/quarto-facts.md): pandoc's
 # "[WARNING] ...", crossref "WARN: ..." and Lua-filter "(W) ..." lines.
@@ -19,12 +19,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
     reason="quarto is not on PATH: install it from quarto.org to render",
 )
 def test_book_renders_without_warnings(tmp_path):
-    copy = tmp_path / "book"
-    shutil.copytree(
-        ROOT,
-        copy,
-        ignore=shutil.ignore_patterns(".git", ".venv", "_book*", ".quarto"),
-    )
+    copy = copy_book(tmp_path / "book")
     result = subprocess.run(
         ["quarto", "render", "--to", "html"],
         cwd=copy,

@@ -3,13 +3,15 @@
     python tools/regenerate.py            # every chapter, both editions
     python tools/regenerate.py mechanics  # one chapter (by file stem)
 
-For each `chapters/<name>.qmd` this writes
+For each `chapters/<name>.qmd` this first rewrites the chapter's notebook
+and source links from `book: repo-url` in `_quarto.yml` (tools/links.py),
+then writes
 
 - `notebooks/<name>.ipynb`: the student edition (no worked solutions),
 - `notebooks/instructor/<name>.ipynb`: the instructor edition,
 
-each executed top to bottom in a fresh kernel and saved with its outputs;
-then it exports every labelled figure to `figures/<label>.png` and rewrites
+each executed top to bottom in a fresh kernel and saved with its outputs.
+Last it exports every labelled figure to `figures/<label>.png` and rewrites
 `figures/README.md`, the index of captions and alt text. Running it twice
 gives byte-identical files. Outputs are never edited by hand: edit the
 chapter and run this again.
@@ -28,6 +30,7 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import links  # noqa: E402
 import qmd as qmd_module  # noqa: E402
 from bookcheck import REGENERATE, ROOT, notebook_chapters  # noqa: E402
 from bookcheck import notebook_path as _notebook_path  # noqa: E402
@@ -82,17 +85,61 @@ def write_notebook(notebook: nbformat.NotebookNode, path: Path) -> None:
 def build(name: str) -> str:
     """Convert, execute and write both editions of one chapter."""
     source = CHAPTERS / f"{name}.qmd"
-    try:
-        parsed = qmd_module.parse(source)
-    except qmd_module.QmdError as error:
-        raise SystemExit(str(error)) from None
+    parsed = qmd_module.parse(source)
     report = []
     for edition in qmd_module.EDITIONS:
         notebook = qmd_module.to_notebook(parsed, edition)
         seconds = execute(notebook, source)
-        write_notebook(notebook, notebook_path(name, edition))
+        path = notebook_path(name, edition)
+        coalesce_streams(notebook)
+        keep_volatile_outputs(notebook, path)
+        write_notebook(notebook, path)
         report.append(f"{edition} {seconds:.1f} s")
     return f"{name}: " + ", ".join(report)
+
+
+def coalesce_streams(notebook) -> None:
+    """Join consecutive stdout (or stderr) pieces of a cell into one.
+
+    The kernel flushes printed text in pieces that depend on timing; joined,
+    the same text gives the same file on every run.
+    """
+    for cell in notebook.cells:
+        merged = []
+        for output in cell.get("outputs", []):
+            previous = merged[-1] if merged else None
+            if (
+                previous is not None
+                and output.get("output_type") == "stream"
+                and previous.get("output_type") == "stream"
+                and previous.get("name") == output.get("name")
+            ):
+                previous["text"] += output["text"]
+            else:
+                merged.append(output)
+        if "outputs" in cell:
+            cell.outputs = merged
+
+
+def keep_volatile_outputs(notebook, path: Path) -> None:
+    """Keep the recorded output of an unchanged timing cell.
+
+    A cell marked `# NBVAL_IGNORE_OUTPUT` prints wall-clock times, which
+    differ on every run. While its source is unchanged, the output recorded
+    when it last changed stays, so regenerating gives byte-identical files
+    and a diff shows only real changes.
+    """
+    if not path.exists():
+        return
+    recorded = {
+        cell.source: cell.get("outputs", [])
+        for cell in nbformat.read(path, 4).cells
+        if cell.cell_type == "code"
+    }
+    for cell in notebook.cells:
+        volatile = "# NBVAL_IGNORE_OUTPUT" in cell.source
+        if volatile and cell.source in recorded:
+            cell.outputs = recorded[cell.source]
 
 
 def figure_cells(notebook: nbformat.NotebookNode):
@@ -171,10 +218,10 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"no such chapter in chapters/: {', '.join(unknown)}")
     # Parse everything first so a broken chapter fails before any kernel.
     for name in names:
-        try:
-            qmd_module.parse(CHAPTERS / f"{name}.qmd")
-        except qmd_module.QmdError as error:
-            raise SystemExit(str(error)) from None
+        qmd_module.parse(CHAPTERS / f"{name}.qmd")
+    for name in names:
+        if links.sync(ROOT, name):
+            print(f"{name}: notebook and source links rewritten")
     warm_font_cache()
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         for line in pool.map(build, names):
@@ -189,4 +236,8 @@ def warm_font_cache() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except qmd_module.QmdError as error:
+        # A broken chapter: its file and line, not a traceback.
+        raise SystemExit(str(error)) from None

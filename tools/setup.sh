@@ -18,7 +18,10 @@ if [ ! -x .venv/bin/python ]; then
     "$python" -m venv .venv
 fi
 stamp=.venv/requirements.installed
-if ! cmp -s requirements.txt "$stamp"; then
+# Install when requirements.txt changed, or when a package it lists has gone
+# missing from .venv (tools/check_env.py names it).
+if ! cmp -s requirements.txt "$stamp" ||
+    ! .venv/bin/python tools/check_env.py --quiet; then
     echo "setup: installing requirements.txt into .venv"
     .venv/bin/python -m pip install --quiet --disable-pip-version-check \
         -r requirements.txt

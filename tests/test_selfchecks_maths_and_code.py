@@ -1,0 +1,369 @@
+"""The self-checks of the maths-and-code chapter judge answers correctly.
+
+Each check must pass its reference solution, fail each deliberately wrong
+answer with a sentence naming the mistake, and answer bad input (wrong type,
+wrong width, a function that raises) with one sentence, never a traceback.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+
+CHAPTER = "maths-and-code"
+
+
+@pytest.fixture(scope="module")
+def ns(chapter):
+    return chapter(CHAPTER)
+
+
+def one_sentence(text: str) -> bool:
+    return "\n" not in text and "Traceback" not in text and text.endswith(".")
+
+
+# ------------------------------------------------------- reference answers
+
+SOLUTIONS = [
+    ("check_post_norm_block", "solution_post_norm"),
+    ("check_padding_mask", "solution_padding_mask"),
+    ("check_zero_branch_test", "solution_zero_branch"),
+    ("check_causal_test", "solution_causal_test"),
+    ("check_gradient_norms", "solution_gradient_norms"),
+]
+
+
+@pytest.mark.parametrize(("check", "solution"), SOLUTIONS)
+def test_reference_solution_passes(ns, printed, check, solution):
+    result, out = printed(ns[check], ns[solution])
+    assert result is True, out
+    assert out.startswith("Passes:"), out
+    assert one_sentence(out), out
+
+
+@pytest.mark.parametrize(
+    ("check", "starter"),
+    [
+        ("check_post_norm_block", "my_post_norm_block"),
+        ("check_padding_mask", "my_padding_mask"),
+        ("check_zero_branch_test", "my_zero_branch_test"),
+        ("check_causal_test", "my_causal_test"),
+        ("check_gradient_norms", "my_gradient_norms"),
+    ],
+)
+def test_starter_says_what_is_missing(ns, printed, check, starter):
+    result, out = printed(ns[check], ns[starter])
+    assert result is False
+    assert out.startswith("Not yet:") and "None" in out, out
+    assert one_sentence(out), out
+
+
+# ------------------------------------------------------- wrong post-norm
+
+
+def post_norm_variant(ns, forward):
+    """A block class with the pre-norm submodules and the given forward."""
+    return type("Candidate", (ns["PreNormBlock"],), {"forward": forward})
+
+
+def wrong_post_norm_blocks(ns):
+    causal_mask = ns["causal_mask"]
+
+    def attention(block, Z, mask=True):
+        attn_mask = causal_mask(Z.shape[1]) if mask else None
+        return block.attn(Z, Z, Z, attn_mask=attn_mask, need_weights=False)[0]
+
+    def no_residual(self, X):
+        H = self.norm_attn(attention(self, X))
+        return self.norm_ff(H + self.ff(H))
+
+    def no_ffn_residual(self, X):
+        H = self.norm_attn(X + attention(self, X))
+        return self.norm_ff(self.ff(H))
+
+    def no_mask(self, X):
+        H = self.norm_attn(X + attention(self, X, mask=False))
+        return self.norm_ff(H + self.ff(H))
+
+    def swapped(self, X):
+        H = self.norm_ff(X + attention(self, X))
+        return self.norm_attn(H + self.ff(H))
+
+    def scaled(self, X):
+        H = self.norm_attn(X + attention(self, X))
+        return self.norm_ff(H + 0.5 * self.ff(H))
+
+    def returns_tuple(self, X):
+        return ns["PostNormBlock"].forward(self, X, need_weights=True)
+
+    return {
+        "pre-norm": (ns["PreNormBlock"], "computes pre-norm"),
+        "no attention residual": (
+            post_norm_variant(ns, no_residual),
+            "residual around attention is missing",
+        ),
+        "no FFN residual": (
+            post_norm_variant(ns, no_ffn_residual),
+            "residual around the FFN is missing",
+        ),
+        "no mask": (post_norm_variant(ns, no_mask), "without the causal mask"),
+        "swapped norms": (post_norm_variant(ns, swapped), "swapped"),
+        "other mistake": (post_norm_variant(ns, scaled), "differs from"),
+        "tuple": (post_norm_variant(ns, returns_tuple), "returned a tuple"),
+    }
+
+
+@pytest.mark.parametrize(
+    "mistake",
+    [
+        "pre-norm",
+        "no attention residual",
+        "no FFN residual",
+        "no mask",
+        "swapped norms",
+        "other mistake",
+        "tuple",
+    ],
+)
+def test_post_norm_check_names_the_mistake(ns, printed, mistake):
+    candidate, expected = wrong_post_norm_blocks(ns)[mistake]
+    result, out = printed(ns["check_post_norm_block"], candidate)
+    assert result is False, out
+    assert expected in out, out
+    assert one_sentence(out), out
+
+
+def test_post_norm_check_accepts_the_chapter_twin(ns, printed):
+    result, out = printed(ns["check_post_norm_block"], ns["PostNormBlock"])
+    assert result is True, out
+
+
+def test_post_norm_check_bad_inputs(ns, printed):
+    config = ns["BlockConfig"]
+    check = ns["check_post_norm_block"]
+    cases = [
+        (42, "expected a block class"),
+        (lambda c: "block", "not an nn.Module"),
+        (lambda c: ns["PostNormBlock"](config(width=8)), "shape"),
+        (lambda c: torch.nn.Linear(6, 6), "no parameter norm_attn.weight"),
+        (lambda c: 1 / 0, "raised ZeroDivisionError"),
+    ]
+    for candidate, expected in cases:
+        result, out = printed(check, candidate)
+        assert result is False, out
+        assert expected in out, out
+        assert one_sentence(out), out
+
+
+# --------------------------------------------------------- wrong padding
+
+
+def test_padding_check_names_the_mistake(ns, printed):
+    check = ns["check_padding_mask"]
+
+    def positions(lengths, length):
+        return torch.arange(length)[None, :], lengths[:, None]
+
+    def inverted(lengths, length):
+        row, column = positions(lengths, length)
+        return row < column
+
+    def off_by_one(lengths, length):
+        row, column = positions(lengths, length)
+        return row > column
+
+    def as_float(lengths, length):
+        row, column = positions(lengths, length)
+        return (row >= column).float()
+
+    def transposed(lengths, length):
+        row, column = positions(lengths, length)
+        return (row >= column).T
+
+    cases = [
+        (inverted, "True marks the real tokens"),
+        (off_by_one, "should be"),
+        (as_float, "dtype torch.float32"),
+        (transposed, "returned shape (4, 2)"),
+        ("mask", "expected a function"),
+        (lambda lengths, length: [[False]], "returned a list"),
+        (lambda lengths: lengths, "raised TypeError"),
+    ]
+    for candidate, expected in cases:
+        result, out = printed(check, candidate)
+        assert result is False, out
+        assert expected in out, out
+        assert one_sentence(out), out
+
+
+# ------------------------------------------------- wrong zero-branch tests
+
+
+def test_zero_branch_check_names_the_mistake(ns, printed):
+    check = ns["check_zero_branch_test"]
+
+    def always_true(block):
+        return True
+
+    def shape_only(block):
+        X = torch.zeros(1, 3, block.config.width)
+        return block(X).shape == X.shape
+
+    def attention_only_vs_input(block):
+        quiet = copy.deepcopy(block)
+        with torch.no_grad():
+            quiet.attn.out_proj.weight.zero_()
+            quiet.attn.out_proj.bias.zero_()
+            X = torch.ones(1, 3, block.config.width)
+            return torch.allclose(quiet(X), X)
+
+    def zeroes_in_place(block):
+        with torch.no_grad():
+            for layer in (block.attn.out_proj, block.ff[2]):
+                layer.weight.zero_()
+                layer.bias.zero_()
+            X = torch.ones(1, 3, block.config.width)
+            return torch.equal(block(X), X)
+
+    def wrong_width(block):
+        X = torch.ones(1, 3, 8)
+        return torch.equal(block(X), X)
+
+    def returns_tensor(block):
+        return torch.tensor(1.0)
+
+    cases = [
+        (always_true, "accepted a block that adds the normalised input"),
+        (shape_only, "cannot catch a broken residual"),
+        (attention_only_vs_input, "rejected a correct pre-norm block"),
+        (zeroes_in_place, "changed the block it was given"),
+        (wrong_width, "on a block of width 6"),
+        (returns_tensor, "returned a Tensor"),
+        (None, "expected a function"),
+    ]
+    for candidate, expected in cases:
+        result, out = printed(check, candidate)
+        assert result is False, out
+        assert expected in out, out
+        assert one_sentence(out), out
+
+
+# ----------------------------------------------------- wrong causal tests
+
+
+def outputs(block, X):
+    with torch.no_grad():
+        return block(X)
+
+
+def test_causal_check_names_the_mistake(ns, printed):
+    check = ns["check_causal_test"]
+
+    def data(block):
+        generator = torch.Generator().manual_seed(0)
+        return torch.randn(2, 6, block.config.width, generator=generator)
+
+    def shape_only(block):
+        X = data(block)
+        return outputs(block, X).shape == X.shape
+
+    def wrong_direction(block):
+        X = data(block)
+        changed = X.clone()
+        changed[:, 0, 0] += 100.0
+        return torch.allclose(
+            outputs(block, X)[:, 1:], outputs(block, changed)[:, 1:]
+        )
+
+    def first_output_only(block):
+        X = data(block)
+        changed = X.clone()
+        changed[:, -1, 0] += 100.0
+        return torch.allclose(
+            outputs(block, X)[:, 0], outputs(block, changed)[:, 0]
+        )
+
+    def wrong_width(block):
+        X = torch.randn(2, 6, 8)
+        return torch.equal(outputs(block, X), outputs(block, X))
+
+    def every_feature(block):
+        # A layer norm removes the added mean, so no leak can show.
+        X = data(block)
+        changed = X.clone()
+        changed[:, -1] += 100.0
+        before = outputs(block, X)[:, :-1]
+        return torch.allclose(before, outputs(block, changed)[:, :-1])
+
+    cases = [
+        (shape_only, "accepted a block with no mask"),
+        (every_feature, "accepted a block with no mask"),
+        (wrong_width, "on a block of width 6"),
+        (wrong_direction, "rejected a causal PreNormBlock"),
+        (first_output_only, "one ahead"),
+        (lambda block: None, "returned None"),
+        (12, "expected a function"),
+    ]
+    for candidate, expected in cases:
+        result, out = printed(check, candidate)
+        assert result is False, out
+        assert expected in out, out
+        assert one_sentence(out), out
+
+
+# ------------------------------------------------ wrong gradient measures
+
+
+def test_gradient_check_names_the_mistake(ns, printed):
+    check = ns["check_gradient_norms"]
+    reference = ns["solution_gradient_norms"]
+
+    def accumulating(blocks, X, R):
+        X = X.clone().requires_grad_(True)
+        norms = []
+        for depth in range(1, len(blocks) + 1):
+            Y = X
+            for block in blocks[:depth]:
+                Y = block(Y)
+            (Y * R).sum().backward()
+            norms.append(float(X.grad.norm()))
+        return norms
+
+    def ten_percent_off(blocks, X, R):
+        return [1.1 * norm for norm in reference(blocks, X, R)]
+
+    def one_short(blocks, X, R):
+        return reference(blocks, X, R)[:-1]
+
+    def with_nan(blocks, X, R):
+        return [float("nan")] * len(blocks)
+
+    def wrong_width(blocks, X, R):
+        return [float(blocks[0](torch.ones(1, 2, 6)).norm())] * len(blocks)
+
+    cases = [
+        (accumulating, "pile up"),
+        (ten_percent_off, "off by 10.0%"),
+        (one_short, "returned 11 values for a stack of 12 blocks"),
+        (with_nan, "not finite"),
+        (wrong_width, "raised"),
+        (lambda blocks, X, R: 3.0, "returned a float"),
+        ("norms", "expected a function"),
+    ]
+    for candidate, expected in cases:
+        result, out = printed(check, candidate)
+        assert result is False, out
+        assert expected in out, out
+        assert one_sentence(out), out
+
+
+def test_gradient_check_accepts_tensor_values(ns, printed):
+    reference = ns["solution_gradient_norms"]
+
+    def as_tensors(blocks, X, R):
+        return [torch.tensor(norm) for norm in reference(blocks, X, R)]
+
+    result, out = printed(ns["check_gradient_norms"], as_tensors)
+    assert result is True, out

@@ -1,0 +1,81 @@
+"""The notebook and source links on every chapter page.
+
+Quarto cannot template a chapter's front matter, so the links are written
+into it from the one place the repository's address is configured,
+`book: repo-url` in `_quarto.yml`. `tools/regenerate.py` rewrites them;
+`tests/test_links.py` fails when a chapter's links are stale.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+KEYS = ("other-links", "code-links")
+
+
+def repo_url(root: Path) -> str:
+    config = yaml.safe_load((root / "_quarto.yml").read_text("utf-8"))
+    return config["book"]["repo-url"].rstrip("/")
+
+
+def expected(root: Path, name: str) -> dict:
+    """The link metadata chapter `name` should carry."""
+    url = repo_url(root)
+    github = url.removeprefix("https://github.com/")
+    notebook = f"notebooks/{name}.ipynb"
+    return {
+        "other-links": [
+            {
+                "text": "Download this chapter's notebook",
+                "href": f"../{notebook}",
+                "icon": "download",
+            },
+            {
+                "text": "Open this chapter's notebook in Colab",
+                "href": "https://colab.research.google.com/github/"
+                f"{github}/blob/main/{notebook}",
+                "icon": "google",
+                "target": "_blank",
+            },
+        ],
+        "code-links": [
+            {
+                "text": "This chapter's source on GitHub",
+                "href": f"{url}/blob/main/chapters/{name}.qmd",
+                "icon": "github",
+            }
+        ],
+    }
+
+
+def rewrite(text: str, links: dict) -> str:
+    """The chapter text with its front matter's link blocks replaced."""
+    match = re.match(r"---\n(.*?\n)---\n", text, re.S)
+    if not match:
+        raise ValueError("chapter has no front matter")
+    lines = match.group(1).splitlines(keepends=True)
+    kept, skipping = [], False
+    for line in lines:
+        top_level = not line.startswith((" ", "\t", "-"))
+        if top_level:
+            skipping = line.split(":")[0].strip() in KEYS
+        if not skipping:
+            kept.append(line)
+    block = yaml.safe_dump(
+        links, sort_keys=False, allow_unicode=True, width=200
+    )
+    front = "".join(kept) + block
+    return f"---\n{front}---\n" + text[match.end() :]
+
+
+def sync(root: Path, name: str) -> bool:
+    """Rewrite chapter `name`'s links; return True if the file changed."""
+    path = root / "chapters" / f"{name}.qmd"
+    text = path.read_text("utf-8")
+    updated = rewrite(text, expected(root, name))
+    if updated != text:
+        path.write_text(updated, "utf-8")
+    return updated != text
