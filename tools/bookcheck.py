@@ -532,7 +532,9 @@ def check_solutions_guarded(root: Path) -> list[str]:
                         "solution_... name is outside an instructor-only div"
                     )
             elif not part[3] and re.search(
-                r"^:{3,}\s*\{[^}]*\.solution", part[1], re.M
+                r"^:{3,}\s*\{[^}]*\.solution",
+                _prose_without_code(part[1]),
+                re.M,
             ):
                 problems.append(
                     f"{relative}:{part[2]}: a .solution div is outside an "

@@ -1,0 +1,89 @@
+"""The course appendix lists every exercise as the chapters state it."""
+
+import re
+
+import bookcheck
+import pytest
+import qmd
+from conftest import ROOT
+
+COURSE = ROOT / "chapters" / "course.qmd"
+EXERCISE = re.compile(
+    r"::: \{#(exr-[\w-]+)\}\n## .*\n\*(\w+) · (\d+) min\*", re.M
+)
+
+
+def chapter_exercises():
+    found = {}
+    for name in bookcheck.notebook_chapters(ROOT):
+        text = (ROOT / "chapters" / f"{name}.qmd").read_text("utf-8")
+        for label, kind, minutes in EXERCISE.findall(text):
+            found[label] = (name, kind.lower(), f"{minutes} min")
+    return found
+
+
+def course_rows():
+    rows = {}
+    for line in COURSE.read_text("utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if cells and cells[0].startswith("@exr-"):
+            rows[cells[0][1:]] = (cells[2], cells[3])
+    return rows
+
+
+def test_every_exercise_states_kind_and_time():
+    for name in bookcheck.notebook_chapters(ROOT):
+        text = (ROOT / "chapters" / f"{name}.qmd").read_text("utf-8")
+        blocks = re.findall(r"::: \{#(exr-[\w-]+)\}", text)
+        stated = [label for label, _, _ in EXERCISE.findall(text)]
+        assert blocks == stated, (
+            f"chapters/{name}.qmd: exercises without the '*Kind · N min*' "
+            f"line: {sorted(set(blocks) - set(stated))}"
+        )
+        for label in stated:
+            kind = dict((b, k) for b, k, _ in EXERCISE.findall(text))[label]
+            assert kind in ("Compute", "Explain", "Implement", "Measure"), (
+                f"chapters/{name}.qmd: {label} has kind {kind}"
+            )
+
+
+def test_course_page_lists_every_exercise_with_kind_and_time():
+    exercises, rows = chapter_exercises(), course_rows()
+    assert exercises, "no exercises found in the chapters"
+    missing = sorted(set(exercises) - set(rows))
+    assert not missing, f"chapters/course.qmd: does not list {missing}"
+    extra = sorted(set(rows) - set(exercises))
+    assert not extra, f"chapters/course.qmd: lists unknown {extra}"
+    for label, (_, kind, minutes) in exercises.items():
+        assert rows[label] == (kind, minutes), (
+            f"chapters/course.qmd: {label} is listed as {rows[label]}, "
+            f"but its chapter says {(kind, minutes)}"
+        )
+
+
+def test_quiz_has_five_questions_and_five_answers():
+    parsed = qmd.parse(ROOT / "chapters" / "maths-and-code.qmd")
+    public = parsed.prose("student")
+    quiz = public.split("### Checkpoint quiz", 1)
+    assert len(quiz) == 2, "maths-and-code.qmd: no '### Checkpoint quiz'"
+    questions = re.findall(r"^\d+\. ", quiz[1].split(":::", 1)[0], re.M)
+    assert len(questions) == 5
+    instructor = parsed.prose("instructor").split("### Checkpoint quiz")[1]
+    answers = instructor.split(".solution}", 1)[1].split("\n:::", 1)[0]
+    assert len(re.findall(r"^\d+\. ", answers, re.M)) == 5
+
+
+@pytest.mark.parametrize(
+    "name", ["intuition", "mechanics", "maths-and-code", "systems"]
+)
+def test_chapters_end_with_misconceptions_summary_exercises(name):
+    text = (ROOT / "chapters" / f"{name}.qmd").read_text("utf-8")
+    headings = re.findall(r"^## (.+?)(?: \{.*\})?$", text, re.M)
+    tail = [
+        h
+        for h in headings
+        if h in ("Common misconceptions", "Summary", "Exercises")
+    ]
+    assert tail == ["Common misconceptions", "Summary", "Exercises"], (
+        f"chapters/{name}.qmd: ends with {headings[-3:]}"
+    )
