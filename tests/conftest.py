@@ -23,6 +23,9 @@ import check_env  # noqa: E402
 if check_env.main([]) != 0:
     raise SystemExit(4)
 
+# A fake built website for the site-check tests, not a notebook to run.
+collect_ignore = ["sitecheck_fixture"]
+
 # Kernels started by nbval inherit these: one thread keeps float reductions
 # in the order used when the notebooks were generated.
 os.environ["OMP_NUM_THREADS"] = "1"

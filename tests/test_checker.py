@@ -191,3 +191,14 @@ def test_changed_expected_value_fails_nbval(tmp_path):
     assert result.returncode == 1, result.stdout[-2000:]
     assert "planted.ipynb" in result.stdout
     assert "41" in result.stdout and "42" in result.stdout
+
+
+def test_skipped_heading_level_is_reported(book):
+    append(book, CHAPTER, "\n## A section\n\n#### Too deep\n")
+    problems = bookcheck.check_headings(book)
+    assert named(problems, CHAPTER) and named(problems, "level 4 follows")
+
+
+def test_headings_inside_exercise_divs_are_allowed(book):
+    append(book, CHAPTER, "\n## A section\n\n::: {#exr-x}\n## Title\n:::\n")
+    assert not bookcheck.check_headings(book)

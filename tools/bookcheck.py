@@ -661,12 +661,55 @@ def _outputs(cell) -> list:
     return found
 
 
+def check_headings(root: Path) -> list[str]:
+    """Headings go down one level at a time, so screen readers can follow.
+
+    A page's first heading is level one (the chapter title); after that a
+    heading may be at most one level deeper than the one before it.
+    """
+    parsed, problems = parsed_book(root)
+    for relative, qmd in parsed.items():
+        if Path(relative).name.startswith("_"):
+            continue  # partials sit under a chapter's own headings
+        previous = 0
+        for part in qmd.parts:
+            if part[0] != "markdown":
+                continue
+            text = _prose_without_code(part[1])
+            for offset, line in enumerate(text.split("\n")):
+                match = re.match(r"(#{1,6}) \S", line)
+                if not match:
+                    continue
+                level = len(match.group(1))
+                # Exercise and callout titles are headings inside divs.
+                if level > previous + 1 and not _inside_div(part[1], offset):
+                    problems.append(
+                        f"{relative}:{part[2] + offset}: heading level "
+                        f"{level} follows level {previous}"
+                    )
+                if not _inside_div(part[1], offset):
+                    previous = level
+    return problems
+
+
+def _inside_div(text: str, line_number: int) -> bool:
+    """Whether a line sits inside a fenced div opened in the same text."""
+    depth = 0
+    for line in text.split("\n")[:line_number]:
+        if re.match(r"^:{3,}\s*\S", line):
+            depth += 1
+        elif re.match(r"^:{3,}\s*$", line):
+            depth = max(depth - 1, 0)
+    return depth > 0
+
+
 CHECKS = [
     check_quarto_files,
     check_fences,
     check_crossrefs,
     check_citations,
     check_figure_cells,
+    check_headings,
     check_ruff,
     check_notebooks_in_sync,
     check_prose_numbers,
