@@ -14,11 +14,14 @@ EXERCISE = re.compile(
 
 
 def chapter_exercises():
+    """Each exercise: (chapter, kind, time, whether a self-check follows)."""
     found = {}
     for name in bookcheck.notebook_chapters(ROOT):
         text = (ROOT / "chapters" / f"{name}.qmd").read_text("utf-8")
         for label, kind, minutes in EXERCISE.findall(text):
-            found[label] = (name, kind.lower(), f"{minutes} min")
+            after = text.split(f"{{#{label}}}", 1)[1].split("{#exr-", 1)[0]
+            checked = "#| label: selfcheck-" in after
+            found[label] = (name, kind.lower(), f"{minutes} min", checked)
     return found
 
 
@@ -27,7 +30,7 @@ def course_rows():
     for line in COURSE.read_text("utf-8").splitlines():
         cells = [cell.strip() for cell in line.strip("|").split("|")]
         if cells and cells[0].startswith("@exr-"):
-            rows[cells[0][1:]] = (cells[2], cells[3])
+            rows[cells[0][1:]] = (cells[2], cells[3], cells[4] == "yes")
     return rows
 
 
@@ -54,10 +57,11 @@ def test_course_page_lists_every_exercise_with_kind_and_time():
     assert not missing, f"chapters/course.qmd: does not list {missing}"
     extra = sorted(set(rows) - set(exercises))
     assert not extra, f"chapters/course.qmd: lists unknown {extra}"
-    for label, (_, kind, minutes) in exercises.items():
-        assert rows[label] == (kind, minutes), (
-            f"chapters/course.qmd: {label} is listed as {rows[label]}, "
-            f"but its chapter says {(kind, minutes)}"
+    for label, (_, kind, minutes, checked) in exercises.items():
+        assert rows[label] == (kind, minutes, checked), (
+            f"chapters/course.qmd: {label} is listed as {rows[label]} "
+            "(kind, time, self-check), but its chapter says "
+            f"{(kind, minutes, checked)}"
         )
 
 

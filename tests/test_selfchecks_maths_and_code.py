@@ -31,6 +31,7 @@ SOLUTIONS = [
     ("check_padding_mask", "solution_padding_mask"),
     ("check_zero_branch_test", "solution_zero_branch"),
     ("check_causal_test", "solution_causal_test"),
+    ("check_shape_test", "solution_shape_test"),
     ("check_gradient_norms", "solution_gradient_norms"),
 ]
 
@@ -50,6 +51,7 @@ def test_reference_solution_passes(ns, printed, check, solution):
         ("check_padding_mask", "my_padding_mask"),
         ("check_zero_branch_test", "my_zero_branch_test"),
         ("check_causal_test", "my_causal_test"),
+        ("check_shape_test", "my_shape_test"),
         ("check_gradient_norms", "my_gradient_norms"),
     ],
 )
@@ -311,6 +313,63 @@ def test_causal_check_names_the_mistake(ns, printed):
         assert result is False, out
         assert expected in out, out
         assert one_sentence(out), out
+
+
+# ------------------------------------------------------ wrong shape tests
+
+
+def test_shape_check_names_the_mistake(ns, printed):
+    check = ns["check_shape_test"]
+
+    def keeps_shapes(block, sizes):
+        generator = torch.Generator().manual_seed(0)
+        for B, S in sizes:
+            X = torch.randn(B, S, block.config.width, generator=generator)
+            if outputs(block, X).shape != X.shape:
+                return False
+        return True
+
+    def one_shape(block):
+        return keeps_shapes(block, [(2, 4)])
+
+    def length_four_only(block):
+        return keeps_shapes(block, [(1, 4), (2, 4), (3, 4), (8, 4)])
+
+    def wrong_width(block):
+        X = torch.randn(2, 4, 6)
+        return outputs(block, X).shape == X.shape
+
+    def rejects_everything(block):
+        return False
+
+    cases = [
+        (one_shape, "accepted a block that loses an axis of length 1"),
+        (length_four_only, "accepted a block that works only at length 4"),
+        (wrong_width, "on a block of width 8"),
+        (rejects_everything, "rejected a correct PreNormBlock"),
+        (lambda block: None, "returned None"),
+        ("shapes", "expected a function"),
+    ]
+    for candidate, expected in cases:
+        result, out = printed(check, candidate)
+        assert result is False, out
+        assert expected in out, out
+        assert one_sentence(out), out
+
+
+def test_shape_check_accepts_a_test_that_catches_errors(ns, printed):
+    def careful(block):
+        try:
+            for B, S in [(1, 1), (2, 5)]:
+                X = torch.zeros(B, S, block.config.width)
+                if outputs(block, X).shape != X.shape:
+                    return False
+        except RuntimeError:
+            return False
+        return True
+
+    result, out = printed(ns["check_shape_test"], careful)
+    assert result is True, out
 
 
 # ------------------------------------------------ wrong gradient measures
