@@ -202,3 +202,14 @@ def test_skipped_heading_level_is_reported(book):
 def test_headings_inside_exercise_divs_are_allowed(book):
     append(book, CHAPTER, "\n## A section\n\n::: {#exr-x}\n## Title\n:::\n")
     assert not bookcheck.check_headings(book)
+
+
+def test_two_sentences_on_one_line_are_reported(book):
+    append(book, CHAPTER, "\nThe block adds. It does not concatenate.\n")
+    problems = bookcheck.check_one_sentence_per_line(book)
+    assert named(problems, CHAPTER) and named(problems, "one sentence")
+
+
+def test_list_numbers_and_abbreviations_are_not_sentences(book):
+    append(book, CHAPTER, "\n1. Compute it, e.g. By hand.\n2. Then check.\n")
+    assert not bookcheck.check_one_sentence_per_line(book)

@@ -703,6 +703,29 @@ def _inside_div(text: str, line_number: int) -> bool:
     return depth > 0
 
 
+SENTENCE_BREAK = re.compile(r"[a-z0-9)\]*_](?<!e\.g)(?<!i\.e)[.?!] +[A-Z(]")
+
+
+def check_one_sentence_per_line(root: Path) -> list[str]:
+    """Prose has one sentence per line, so diffs show what changed."""
+    parsed, problems = parsed_book(root)
+    for relative, qmd in parsed.items():
+        for part in qmd.parts:
+            if part[0] != "markdown":
+                continue
+            text = _prose_without_code(part[1])
+            for offset, line in enumerate(text.split("\n")):
+                if line.lstrip().startswith("|"):
+                    continue  # table rows
+                body = re.sub(r"^\s*(\d+\.|[-*:])\s+", "", line)
+                if SENTENCE_BREAK.search(body):
+                    problems.append(
+                        f"{relative}:{part[2] + offset}: more than one "
+                        "sentence on a line; start each on its own line"
+                    )
+    return problems
+
+
 CHECKS = [
     check_quarto_files,
     check_fences,
@@ -710,6 +733,7 @@ CHECKS = [
     check_citations,
     check_figure_cells,
     check_headings,
+    check_one_sentence_per_line,
     check_ruff,
     check_notebooks_in_sync,
     check_prose_numbers,
