@@ -100,6 +100,15 @@ def _chapter_files(root: Path) -> list[str]:
     ]
 
 
+def _prose(parsed: dict):
+    """(file, first line, text) of every markdown stretch of the book, with
+    code, maths and URLs blanked so they are not mistaken for prose."""
+    for relative, qmd in parsed.items():
+        for part in qmd.parts:
+            if part[0] == "markdown":
+                yield relative, part[2], _prose_without_code(part[1])
+
+
 def _prose_without_code(text: str) -> str:
     """Prose with fenced blocks, inline code, maths and URLs blanked."""
     for pattern in (FENCED, INLINE_CODE, MATH, URL):
@@ -155,18 +164,14 @@ def check_crossrefs(root: Path) -> list[str]:
     """Every @fig-, @eq-, @tbl- and @sec- reference has its label."""
     parsed, problems = parsed_book(root)
     known = labels(parsed)
-    for relative, qmd in parsed.items():
-        for part in qmd.parts:
-            if part[0] != "markdown":
-                continue
-            text = _prose_without_code(part[1])
-            for match in REFERENCE.finditer(text):
-                if match.group(1) not in known:
-                    line = part[2] + text[: match.start()].count("\n")
-                    problems.append(
-                        f"{relative}:{line}: @{match.group(1)} refers to a "
-                        "label that no chapter defines"
-                    )
+    for relative, first, text in _prose(parsed):
+        for match in REFERENCE.finditer(text):
+            if match.group(1) not in known:
+                line = first + text[: match.start()].count("\n")
+                problems.append(
+                    f"{relative}:{line}: @{match.group(1)} refers to a "
+                    "label that no chapter defines"
+                )
     return problems
 
 
@@ -180,21 +185,16 @@ def check_citations(root: Path) -> list[str]:
     """Every citation key exists in references.bib."""
     parsed, problems = parsed_book(root)
     keys = bib_keys(root)
-    for relative, qmd in parsed.items():
-        for part in qmd.parts:
-            if part[0] != "markdown":
-                continue
-            text = _prose_without_code(part[1])
-            for match in CITATION.finditer(text):
-                key = match.group(1)
-                if key.startswith(tuple(k + "-" for k in CROSSREF_KINDS)):
-                    continue
-                if key not in keys:
-                    line = part[2] + text[: match.start()].count("\n")
-                    problems.append(
-                        f"{relative}:{line}: cites @{key}, which is not in "
-                        "references.bib"
-                    )
+    crossref = tuple(kind + "-" for kind in CROSSREF_KINDS)
+    for relative, first, text in _prose(parsed):
+        for match in CITATION.finditer(text):
+            key = match.group(1)
+            if key not in keys and not key.startswith(crossref):
+                line = first + text[: match.start()].count("\n")
+                problems.append(
+                    f"{relative}:{line}: cites @{key}, which is not in "
+                    "references.bib"
+                )
     return problems
 
 
@@ -709,20 +709,16 @@ SENTENCE_BREAK = re.compile(r"[a-z0-9)\]*_](?<!e\.g)(?<!i\.e)[.?!] +[A-Z(]")
 def check_one_sentence_per_line(root: Path) -> list[str]:
     """Prose has one sentence per line, so diffs show what changed."""
     parsed, problems = parsed_book(root)
-    for relative, qmd in parsed.items():
-        for part in qmd.parts:
-            if part[0] != "markdown":
-                continue
-            text = _prose_without_code(part[1])
-            for offset, line in enumerate(text.split("\n")):
-                if line.lstrip().startswith("|"):
-                    continue  # table rows
-                body = re.sub(r"^\s*(\d+\.|[-*:])\s+", "", line)
-                if SENTENCE_BREAK.search(body):
-                    problems.append(
-                        f"{relative}:{part[2] + offset}: more than one "
-                        "sentence on a line; start each on its own line"
-                    )
+    for relative, first, text in _prose(parsed):
+        for offset, line in enumerate(text.split("\n")):
+            if line.lstrip().startswith("|"):
+                continue  # table rows
+            body = re.sub(r"^\s*(\d+\.|[-*:])\s+", "", line)
+            if SENTENCE_BREAK.search(body):
+                problems.append(
+                    f"{relative}:{first + offset}: more than one "
+                    "sentence on a line; start each on its own line"
+                )
     return problems
 
 
