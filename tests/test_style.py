@@ -42,3 +42,44 @@ def test_style_figure_size_matches_quarto():
         "the style cell's figure.figsize must equal fig-width and "
         "fig-height in _quarto.yml"
     )
+
+
+def ordinary_cells(name):
+    """Code cells other than figures, folded self-checks and the style."""
+    chunks = qmd.parse(ROOT / "chapters" / f"{name}.qmd").chunks()
+    skip = ("fig-", "selfcheck-", "style")
+    return [
+        chunk
+        for chunk in chunks
+        if not str(chunk.options.get("label", "")).startswith(skip)
+    ]
+
+
+def code_lines(chunk):
+    return [
+        line
+        for line in chunk.lines
+        if line.strip() and not line.startswith("#|")
+    ]
+
+
+def test_most_code_cells_are_short():
+    for name in bookcheck.notebook_chapters(ROOT):
+        cells = ordinary_cells(name)
+        short = [chunk for chunk in cells if len(code_lines(chunk)) <= 8]
+        assert len(short) >= 0.75 * len(cells), (
+            f"chapters/{name}.qmd: only {len(short)} of {len(cells)} code "
+            "cells have 8 lines or fewer; split long cells (STYLE.md)"
+        )
+
+
+def test_code_lines_fit_79_characters():
+    for name in bookcheck.notebook_chapters(ROOT):
+        for chunk in qmd.parse(ROOT / "chapters" / f"{name}.qmd").chunks():
+            for offset, line in enumerate(chunk.lines):
+                if line.startswith("#|") or "http" in line:
+                    continue
+                assert len(line) <= 79, (
+                    f"chapters/{name}.qmd:{chunk.line + 1 + offset}: "
+                    f"{len(line)} characters; the limit is 79"
+                )
