@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 if ! command -v quarto >/dev/null; then
     cat >&2 <<'MSG'
 render: Quarto is not installed (no `quarto` command on PATH).
-Install Quarto 1.5 or newer from https://quarto.org/docs/get-started/
+Install Quarto 1.7 or newer from https://quarto.org/docs/get-started/
 (or `pip install quarto-cli`, which downloads Quarto while it installs),
 then run this command again. Everything except rendering, including all
 tests, works without Quarto: bash tools/test.sh
