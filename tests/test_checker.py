@@ -213,3 +213,33 @@ def test_two_sentences_on_one_line_are_reported(book):
 def test_list_numbers_and_abbreviations_are_not_sentences(book):
     append(book, CHAPTER, "\n1. Compute it, e.g. By hand.\n2. Then check.\n")
     assert not bookcheck.check_one_sentence_per_line(book)
+
+
+def test_svg_output_is_reported(book):
+    path = book / "notebooks" / "instructor" / "intuition.ipynb"
+    notebook = nbformat.read(path, 4)
+    cell = next(c for c in notebook.cells if "label: fig-" in c.source)
+    cell.outputs.append(
+        nbformat.v4.new_output(
+            "display_data", data={"image/svg+xml": "<svg></svg>"}
+        )
+    )
+    nbformat.write(notebook, path)
+    problems = bookcheck.check_figure_outputs(book)
+    assert named(problems, "SVG") and named(problems, CHAPTER)
+
+
+def test_image_from_an_unlabelled_cell_is_reported(book):
+    path = book / "notebooks" / "instructor" / "intuition.ipynb"
+    notebook = nbformat.read(path, 4)
+    cell = next(
+        c
+        for c in notebook.cells
+        if c.cell_type == "code" and "label: fig-" not in c.source
+    )
+    cell.outputs.append(
+        nbformat.v4.new_output("display_data", data={"image/png": "iVBOR"})
+    )
+    nbformat.write(notebook, path)
+    problems = bookcheck.check_figure_outputs(book)
+    assert named(problems, "without a '#| label: fig-")

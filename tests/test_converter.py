@@ -113,3 +113,13 @@ def test_broken_sources_name_file_and_line(tmp_path, text, line, words):
         qmd.parse(path)
     assert f"broken.qmd:{line}:" in str(error.value)
     assert words in str(error.value)
+
+
+def test_website_only_partials_are_left_out(tmp_path):
+    path = tmp_path / "b.qmd"
+    path.write_text(
+        "Before.\n\n{{< include _explorer-x.qmd >}}\n\nAfter.\n",
+        encoding="utf-8",
+    )
+    cells = qmd.to_notebook(qmd.parse(path), "student").cells
+    assert [c.source for c in cells] == ["Before.\n\nAfter."]

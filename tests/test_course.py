@@ -77,9 +77,7 @@ def test_quiz_has_five_questions_and_five_answers():
     assert len(re.findall(r"^\d+\. ", answers, re.M)) == 5
 
 
-@pytest.mark.parametrize(
-    "name", ["intuition", "mechanics", "maths-and-code", "systems"]
-)
+@pytest.mark.parametrize("name", bookcheck.notebook_chapters(ROOT))
 def test_chapters_end_with_misconceptions_summary_exercises(name):
     text = (ROOT / "chapters" / f"{name}.qmd").read_text("utf-8")
     headings = re.findall(r"^## (.+?)(?: \{.*\})?$", text, re.M)

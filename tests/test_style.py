@@ -83,3 +83,24 @@ def test_code_lines_fit_79_characters():
                     f"chapters/{name}.qmd:{chunk.line + 1 + offset}: "
                     f"{len(line)} characters; the limit is 79"
                 )
+
+
+MARKER = "# NBVAL_IGNORE_OUTPUT"
+
+
+def test_ignored_outputs_are_only_timings_and_say_why():
+    for name in bookcheck.notebook_chapters(ROOT):
+        for chunk in qmd.parse(ROOT / "chapters" / f"{name}.qmd").chunks():
+            if MARKER not in chunk.source:
+                continue
+            lines = [line for line in chunk.lines if not line.startswith("#|")]
+            where = f"chapters/{name}.qmd:{chunk.line}"
+            assert lines[0] == MARKER, (
+                f"{where}: {MARKER} must be the first line after the options"
+            )
+            assert lines[1].startswith("# "), (
+                f"{where}: a comment after {MARKER} must say why"
+            )
+            assert "time." in chunk.source or "best_time" in chunk.source, (
+                f"{where}: only a wall-clock timing may skip nbval"
+            )

@@ -9,10 +9,13 @@ matches the page a reader sees:
 - everything else (prose, maths, other fenced blocks) becomes markdown
   cells, one for each stretch between two code cells.
 
-One addition: the book keeps worked solutions inside
-`::: {.content-visible when-profile="instructor"}` divs. The student edition
+Two additions. The book keeps worked solutions inside
+`::: {.content-visible when-profile="instructor"}` divs: the student edition
 drops those divs with everything in them (code included); the instructor
-edition keeps them, as `quarto convert` would.
+edition keeps them, as `quarto convert` would. And a line that only
+includes a website-only partial (`{{< include _explorer-costs.qmd >}}`)
+is left out of both, since a notebook cannot include it; the chapter's
+prose says what the website shows there.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ PYTHON_CHUNK = re.compile(r"^(`{3,})\{python\}\s*$")
 ANY_FENCE = re.compile(r"^(`{3,}|~{3,})")
 DIV_OPEN = re.compile(r"^:{3,}\s*\S")
 DIV_CLOSE = re.compile(r"^:{3,}\s*$")
+PARTIAL_INCLUDE = re.compile(r"^\{\{< include _[\w.-]+\.qmd >\}\}\n?", re.M)
 
 
 class QmdError(ValueError):
@@ -236,7 +240,10 @@ def to_notebook(qmd: Qmd, edition: str) -> nbformat.NotebookNode:
             _, text, _, solution = part
             if solution and edition == "student":
                 continue
-            cells.append(nbformat.v4.new_markdown_cell(text))
+            text = PARTIAL_INCLUDE.sub("", text).strip("\n")
+            text = re.sub(r"\n{3,}", "\n\n", text)
+            if text.strip():
+                cells.append(nbformat.v4.new_markdown_cell(text))
     # Stable ids keep the file byte-identical from one run to the next.
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number:03d}"
