@@ -24,6 +24,15 @@ def one_sentence(text: str) -> bool:
     return "\n" not in text and "Traceback" not in text and text.endswith(".")
 
 
+def fails_each(printed, check, cases):
+    """Each (wrong answer, words) case fails with one sentence saying so."""
+    for candidate, expected in cases:
+        result, out = printed(check, candidate)
+        assert result is False, out
+        assert expected in out, out
+        assert one_sentence(out), out
+
+
 # ------------------------------------------------------- reference answers
 
 SOLUTIONS = [
@@ -152,11 +161,7 @@ def test_post_norm_check_bad_inputs(ns, printed):
         (lambda c: torch.nn.Linear(6, 6), "no parameter norm_attn.weight"),
         (lambda c: 1 / 0, "raised ZeroDivisionError"),
     ]
-    for candidate, expected in cases:
-        result, out = printed(check, candidate)
-        assert result is False, out
-        assert expected in out, out
-        assert one_sentence(out), out
+    fails_each(printed, check, cases)
 
 
 # --------------------------------------------------------- wrong padding
@@ -193,11 +198,7 @@ def test_padding_check_names_the_mistake(ns, printed):
         (lambda lengths, length: [[False]], "returned a list"),
         (lambda lengths: lengths, "raised TypeError"),
     ]
-    for candidate, expected in cases:
-        result, out = printed(check, candidate)
-        assert result is False, out
-        assert expected in out, out
-        assert one_sentence(out), out
+    fails_each(printed, check, cases)
 
 
 # ------------------------------------------------- wrong zero-branch tests
@@ -245,11 +246,7 @@ def test_zero_branch_check_names_the_mistake(ns, printed):
         (returns_tensor, "returned a Tensor"),
         (None, "expected a function"),
     ]
-    for candidate, expected in cases:
-        result, out = printed(check, candidate)
-        assert result is False, out
-        assert expected in out, out
-        assert one_sentence(out), out
+    fails_each(printed, check, cases)
 
 
 # ----------------------------------------------------- wrong causal tests
@@ -308,11 +305,7 @@ def test_causal_check_names_the_mistake(ns, printed):
         (lambda block: None, "returned None"),
         (12, "expected a function"),
     ]
-    for candidate, expected in cases:
-        result, out = printed(check, candidate)
-        assert result is False, out
-        assert expected in out, out
-        assert one_sentence(out), out
+    fails_each(printed, check, cases)
 
 
 # ------------------------------------------------------ wrong shape tests
@@ -350,11 +343,7 @@ def test_shape_check_names_the_mistake(ns, printed):
         (lambda block: None, "returned None"),
         ("shapes", "expected a function"),
     ]
-    for candidate, expected in cases:
-        result, out = printed(check, candidate)
-        assert result is False, out
-        assert expected in out, out
-        assert one_sentence(out), out
+    fails_each(printed, check, cases)
 
 
 def test_shape_check_accepts_a_test_that_catches_errors(ns, printed):
@@ -411,11 +400,7 @@ def test_gradient_check_names_the_mistake(ns, printed):
         (lambda blocks, X, R: 3.0, "returned a float"),
         ("norms", "expected a function"),
     ]
-    for candidate, expected in cases:
-        result, out = printed(check, candidate)
-        assert result is False, out
-        assert expected in out, out
-        assert one_sentence(out), out
+    fails_each(printed, check, cases)
 
 
 def test_gradient_check_accepts_tensor_values(ns, printed):
