@@ -23,6 +23,9 @@ import check_env  # noqa: E402
 if check_env.main([]) != 0:
     raise SystemExit(4)
 
+# pytester runs pytest inside a test (tests/test_checker.py).
+pytest_plugins = ["pytester"]
+
 # A fake built website for the site-check tests, not a notebook to run.
 collect_ignore = ["sitecheck_fixture"]
 

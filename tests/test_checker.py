@@ -4,9 +4,6 @@ Each test copies the book, breaks one thing the way an author might, and
 asserts that the matching check reports it with the file's name.
 """
 
-import subprocess
-import sys
-
 import bookcheck
 import nbformat
 import pytest
@@ -158,8 +155,8 @@ def test_warning_in_a_notebook_is_reported(book):
     assert named(problems, "notebooks/intuition.ipynb")
 
 
-def test_changed_expected_value_fails_nbval(tmp_path):
-    """nbval, as configured in pyproject.toml, fails on a changed output."""
+def test_changed_expected_value_fails_nbval(pytester):
+    """nbval, as the suite runs it, fails on a changed printed value."""
     notebook = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("print(6 * 7)", execution_count=1)
     cell.outputs = [nbformat.v4.new_output("stream", text="41\n")]
@@ -169,28 +166,21 @@ def test_changed_expected_value_fails_nbval(tmp_path):
         "display_name": "Python 3",
         "language": "python",
     }
-    path = tmp_path / "planted.ipynb"
-    nbformat.write(notebook, path)
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-c",
-            str(ROOT / "pyproject.toml"),
-            "--rootdir",
-            str(tmp_path),
-            "-n",
-            "0",
-            str(path),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
+    nbformat.write(notebook, pytester.path / "planted.ipynb")
+    # The suite's own options, in this process: no second interpreter.
+    result = pytester.runpytest_inprocess(
+        "-c",
+        str(ROOT / "pyproject.toml"),
+        "--rootdir",
+        str(pytester.path),
+        "-n",
+        "0",
+        "planted.ipynb",
     )
-    assert result.returncode == 1, result.stdout[-2000:]
-    assert "planted.ipynb" in result.stdout
-    assert "41" in result.stdout and "42" in result.stdout
+    assert result.ret == 1, result.stdout.str()[-2000:]
+    output = result.stdout.str()
+    assert "planted.ipynb" in output
+    assert "41" in output and "42" in output
 
 
 def test_skipped_heading_level_is_reported(book):
