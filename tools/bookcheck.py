@@ -412,9 +412,7 @@ def _labelled_outputs(notebook) -> dict[str, str]:
     for cell in notebook.cells:
         if cell.cell_type != "code":
             continue
-        label = qmd_module.Chunk(cell.source.split("\n"), 0).options.get(
-            "label"
-        )
+        label = qmd_module.cell_options(cell.source).get("label")
         if not label:
             continue
         texts = []
@@ -458,11 +456,7 @@ def check_figure_outputs(root: Path) -> list[str]:
         if not path.exists():
             continue
         for cell in nbformat.read(path, 4).cells:
-            label = str(
-                qmd_module.Chunk(cell.source.split("\n"), 0).options.get(
-                    "label", ""
-                )
-            )
+            label = str(qmd_module.cell_options(cell.source).get("label", ""))
             for output in cell.get("outputs", []):
                 data = output.get("data", {})
                 if "image/svg+xml" in data:
@@ -579,11 +573,7 @@ def check_student_notebooks_have_no_solutions(root: Path) -> list[str]:
             continue
         student = "\n".join(c.source for c in nbformat.read(path, 4).cells)
         secret_lines = set()
-        for part in qmd.parts:
-            text = part[1].source if part[0] == "code" else part[1]
-            solution = part[1].solution if part[0] == "code" else part[3]
-            if not solution:
-                continue
+        for text in qmd.solutions():
             for line in text.split("\n"):
                 line = line.strip()
                 # Short or structural lines (":::", "plt.show()") also
@@ -622,9 +612,7 @@ def check_editions_agree(root: Path) -> list[str]:
             continue
         student = nbformat.read(paths["student"], 4).cells
         instructor = nbformat.read(paths["instructor"], 4).cells
-        secret = {chunk.source for chunk in qmd.chunks() if chunk.solution} | {
-            part[1] for part in qmd.parts if part[0] == "markdown" and part[3]
-        }
+        secret = set(qmd.solutions())
         public = [cell for cell in instructor if cell.source not in secret]
         relative = paths["student"].relative_to(root)
         if len(public) != len(student):

@@ -85,6 +85,14 @@ class Qmd:
     def chunks(self) -> list[Chunk]:
         return [part[1] for part in self.parts if part[0] == "code"]
 
+    def solutions(self) -> list[str]:
+        """The text of every instructor-only stretch: prose and code."""
+        return [
+            part[1].source if part[0] == "code" else part[1]
+            for part in self.parts
+            if (part[1].solution if part[0] == "code" else part[3])
+        ]
+
     def prose(self, edition: str = "instructor") -> str:
         """All markdown of the chapter (solutions only for instructors)."""
         return "\n".join(
@@ -249,6 +257,11 @@ def to_notebook(qmd: Qmd, edition: str) -> nbformat.NotebookNode:
         cell["id"] = f"cell-{number:03d}"
     notebook.cells = cells
     return notebook
+
+
+def cell_options(source: str) -> dict:
+    """The `#|` options at the top of a notebook code cell's source."""
+    return Chunk(source.split("\n"), 0).options
 
 
 def cell_signature(notebook: nbformat.NotebookNode) -> list[tuple[str, str]]:

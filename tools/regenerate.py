@@ -147,7 +147,7 @@ def figure_cells(notebook: nbformat.NotebookNode):
     for cell in notebook.cells:
         if cell.cell_type != "code":
             continue
-        options = qmd_module.Chunk(cell.source.split("\n"), 0).options
+        options = qmd_module.cell_options(cell.source)
         label = str(options.get("label", ""))
         if not label.startswith("fig-"):
             continue
