@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
+import importlib
 import io
 import os
 import shutil
@@ -37,31 +39,109 @@ os.environ["MKL_NUM_THREADS"] = "1"
 
 def pytest_configure(config):
     # Build matplotlib's font cache before any kernel starts; otherwise its
-    # one-time notice lands in the first notebook's stderr.
-    import matplotlib.font_manager  # noqa: F401
+    # one-time notice lands in the first notebook's stderr. Once, in the
+    # main process: xdist workers (with `workerinput`) start after it.
+    if not hasattr(config, "workerinput"):
+        import matplotlib.font_manager  # noqa: F401
+
+
+def pytest_unconfigure(config):
+    # The process ends next. Its final garbage collections would walk every
+    # object torch and the chapters created (about 0.5 s per process);
+    # the operating system frees the memory anyway.
+    keep_out_of_garbage_collection()
+
+
+class LazyModule:
+    """A module imported when first used, not when a test file is collected.
+
+    Every pytest worker collects every test file, so a top-level
+    `import torch` would cost each worker about a second even when it runs
+    no test that needs torch. `torch = LazyModule("torch")` costs nothing
+    until `torch.something` is first looked up.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attribute: str):
+        # pytest probes every module global for private and dunder markers
+        # (`__wrapped__`, `_fixture_function_marker`) while collecting;
+        # answering those must not import the module.
+        if attribute.startswith("_"):
+            raise AttributeError(attribute)
+        if self._name not in sys.modules:
+            importlib.import_module(self._name)
+            keep_out_of_garbage_collection()
+        return getattr(sys.modules[self._name], attribute)
+
+
+def keep_out_of_garbage_collection() -> None:
+    """Exempt every object made so far from later garbage collections.
+
+    What importing torch and running a chapter create lives until the
+    process ends; walking it again in every full collection cost the
+    worker that runs the torch tests about 0.5 s.
+    """
+    gc.freeze()
 
 
 @functools.cache
-def _chapter_namespace(name: str) -> dict:
+def _runs_torch(test_file: str) -> bool:
+    """Whether a test file runs torch code inside the pytest process."""
+    path = ROOT / test_file
+    return path.suffix == ".py" and "torch" in path.read_text("utf-8")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadfile`, with every test file that runs torch as one unit.
+
+    One worker then imports torch (about 1 s of CPU) for all of them, while
+    the other runs notebooks, whose kernels are separate processes. Only
+    the order and placement of work change, never what runs.
+    """
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class TorchTestsTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            test_file = super()._split_scope(nodeid)
+            return (
+                "tests that run torch" if _runs_torch(test_file) else test_file
+            )
+
+    return TorchTestsTogether(config, log)
+
+
+@functools.cache
+def _chapter_namespace(name: str, skip: tuple[str, ...] = ()) -> dict:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import nbformat
+    import qmd
 
     notebook = nbformat.read(
         ROOT / "notebooks" / "instructor" / f"{name}.ipynb", 4
     )
+    cells = [c for c in notebook.cells if c.cell_type == "code"]
+    labels = [qmd.cell_options(c.source).get("label") for c in cells]
+    unknown = set(skip) - set(labels)
+    assert not unknown, f"no cells labelled {sorted(unknown)} in {name}"
     # A registered module, so dataclasses and pickling find their classes.
     module = types.ModuleType(f"chapter_{name.replace('-', '_')}")
     sys.modules[module.__name__] = module
     namespace = module.__dict__
     with contextlib.redirect_stdout(io.StringIO()):
-        for cell in notebook.cells:
-            if cell.cell_type != "code":
+        for cell, label in zip(cells, labels, strict=True):
+            if label in skip:
                 continue
             exec(compile(cell.source, f"{name}.ipynb", "exec"), namespace)
             plt.close("all")
+    keep_out_of_garbage_collection()
     return namespace
 
 
@@ -71,7 +151,9 @@ def chapter():
 
     `chapter("maths-and-code")` returns the namespace after every cell has
     run, so tests can call the chapter's self-check functions and reference
-    solutions directly.
+    solutions directly. `skip=("label", ...)` leaves out slow cells whose
+    results the tests do not use (nbval runs every cell anyway); a label
+    that no cell has is an error, so the list cannot go stale unseen.
     """
     return _chapter_namespace
 
@@ -88,18 +170,43 @@ def printed(capsys):
     return call
 
 
-def copy_book(destination: Path) -> Path:
-    """A copy of the book's sources to break on purpose in a test."""
-    shutil.copytree(
-        ROOT,
-        destination,
-        ignore=shutil.ignore_patterns(
-            ".git",
-            ".venv",
-            "_book*",
-            ".quarto",
-            "__pycache__",
-            "node_modules",
-        ),
-    )
+# What the book's checks read; a checker test copies only this (fast).
+SOURCES = [
+    "_quarto.yml",
+    "_quarto-dev.yml",
+    "_quarto-instructor.yml",
+    "index.qmd",
+    "references.bib",
+    "pyproject.toml",
+    "chapters",
+    "notebooks",
+    "figures",
+]
+NOT_SOURCES = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    "_book*",
+    ".quarto",
+    ".ruff_cache",
+    "__pycache__",
+    "node_modules",
+)
+
+
+def copy_book(destination: Path, whole: bool = False) -> Path:
+    """A copy of the book's sources to break on purpose in a test.
+
+    `whole=True` copies the entire project (for a Quarto render), not just
+    the files the checks read.
+    """
+    if whole:
+        shutil.copytree(ROOT, destination, ignore=NOT_SOURCES)
+        return destination
+    destination.mkdir(parents=True)
+    for name in SOURCES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, destination / name, ignore=NOT_SOURCES)
+        else:
+            shutil.copy2(source, destination / name)
     return destination

@@ -1,5 +1,6 @@
 """The .qmd to notebook converter follows `quarto convert`'s rules."""
 
+import nbformat
 import pytest
 import qmd
 
@@ -51,6 +52,23 @@ def chapter(tmp_path):
     path = tmp_path / "a.qmd"
     path.write_text(SOURCE, encoding="utf-8")
     return qmd.parse(path)
+
+
+def test_cells_are_those_nbformat_makes(chapter):
+    # The converter builds cells without nbformat's per-cell schema check;
+    # they must still be exactly what nbformat.v4.new_*_cell returns.
+    make = {
+        "raw": nbformat.v4.new_raw_cell,
+        "markdown": nbformat.v4.new_markdown_cell,
+        "code": nbformat.v4.new_code_cell,
+    }
+    notebook = qmd.to_notebook(chapter, "instructor")
+    nbformat.validate(notebook)
+    assert {cell.cell_type for cell in notebook.cells} == set(make)
+    for cell in notebook.cells:
+        expected = make[cell.cell_type](cell.source)
+        expected["id"] = cell["id"]
+        assert cell == expected
 
 
 def test_front_matter_becomes_one_raw_cell(chapter):

@@ -17,6 +17,7 @@ chapters/systems.qmd has no such cell.
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import subprocess
@@ -24,10 +25,11 @@ from dataclasses import astuple, dataclass
 
 import pytest
 import qmd
-import torch
-import torch.nn.functional as F
-from conftest import ROOT
-from torch import nn
+from conftest import ROOT, LazyModule
+
+torch = LazyModule("torch")
+nn = LazyModule("torch.nn")
+F = LazyModule("torch.nn.functional")
 
 FORMULAS = ROOT / "chapters" / "explorer-formulas.js"
 SYSTEMS = "chapters/systems.qmd"
@@ -81,11 +83,18 @@ PARAMETER_CASES = [
     Sizes(D=1024, Dff=4096, H=16, S=1, B=1),
     Sizes(D=4096, Dff=11008, H=32, S=1, B=1),
 ]
-DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
-DTYPES_BYTES = {
-    name: torch.empty(0, dtype=dtype).element_size()
-    for name, dtype in DTYPES.items()
-}
+DTYPES = ("float32", "bfloat16")
+
+
+@functools.cache
+def dtype_bytes() -> dict[str, int]:
+    """Bytes per element of each of DTYPES, as torch stores them."""
+    return {
+        name: torch.empty(0, dtype=getattr(torch, name)).element_size()
+        for name in DTYPES
+    }
+
+
 # Lengths for the FLOPs formulas: below, at and above S = 4D and S = 6D.
 FLOP_CASES = [
     (S, D, 4 * D)
@@ -99,7 +108,7 @@ def js_calls() -> list:
     calls = [["layerNorm", [z, eps]] for z, eps in LAYER_NORM_CASES]
     calls += [["blockParameters", [s.D, s.Dff]] for s in PARAMETER_CASES]
     for sizes in COST_CASES:
-        for nbytes in DTYPES_BYTES.values():
+        for nbytes in dtype_bytes().values():
             calls.append(
                 [
                     "activationBytes",
@@ -229,7 +238,7 @@ def tensor_bytes(tensor: torch.Tensor) -> int:
 @pytest.mark.parametrize("sizes", COST_CASES, ids=str)
 def test_activation_bytes_match_real_tensors(js, sizes, dtype):
     torch.manual_seed(0)
-    kind = DTYPES[dtype]
+    kind = getattr(torch, dtype)
     attention = nn.MultiheadAttention(
         sizes.D, sizes.H, batch_first=True, dtype=kind
     )
@@ -248,7 +257,7 @@ def test_activation_bytes_match_real_tensors(js, sizes, dtype):
         sizes.D,
         sizes.Dff,
         sizes.H,
-        DTYPES_BYTES[dtype],
+        dtype_bytes()[dtype],
     )
     where = f"chapters/explorer-formulas.js: activationBytes for {sizes}"
     assert result["elements"] == {
@@ -265,7 +274,7 @@ def test_activation_bytes_match_real_tensors(js, sizes, dtype):
 
 
 def test_bytes_per_element_match_torch(js):
-    assert js("BYTES_PER_ELEMENT") == DTYPES_BYTES, (
+    assert js("BYTES_PER_ELEMENT") == dtype_bytes(), (
         "chapters/explorer-formulas.js: BYTES_PER_ELEMENT differs from "
         "torch's element_size()"
     )
@@ -372,7 +381,7 @@ def test_parameters_agree_with_the_systems_chapter(js, systems, sizes):
 def test_activation_bytes_agree_with_the_systems_chapter(
     js, systems, sizes, dtype
 ):
-    nbytes = DTYPES_BYTES[dtype]
+    nbytes = dtype_bytes()[dtype]
     result = js(
         "activationBytes",
         sizes.B,

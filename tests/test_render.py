@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
     """A copy of the book rendered to HTML once: (folder, log, exit code)."""
-    copy = copy_book(tmp_path_factory.mktemp("render") / "book")
+    copy = copy_book(tmp_path_factory.mktemp("render") / "book", whole=True)
     result = subprocess.run(
         ["quarto", "render", "--to", "html"],
         cwd=copy,

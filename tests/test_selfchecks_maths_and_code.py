@@ -10,14 +10,24 @@ from __future__ import annotations
 import copy
 
 import pytest
-import torch
+from conftest import LazyModule
+
+torch = LazyModule("torch")
 
 CHAPTER = "maths-and-code"
+# Cells that measure gradients through deep stacks for a figure and a
+# printed table; no self-check uses their results, and nbval runs them.
+DEMONSTRATIONS = (
+    "depth-gradients",
+    "depth-summary",
+    "fig-depth-gradients",
+    "solution-gradient-30",
+)
 
 
 @pytest.fixture(scope="module")
 def ns(chapter):
-    return chapter(CHAPTER)
+    return chapter(CHAPTER, skip=DEMONSTRATIONS)
 
 
 def one_sentence(text: str) -> bool:

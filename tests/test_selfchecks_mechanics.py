@@ -2,8 +2,9 @@
 and rejects wrong solutions with one sentence saying what is wrong."""
 
 import pytest
-import torch
-from torch import nn
+from conftest import LazyModule
+
+torch = LazyModule("torch")
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +29,7 @@ def test_reference_solution_passes(ns, printed):
 
 def test_tanh_approximation_passes(ns, printed):
     def tanh_gelu_ffn(sequence, W1, W2):
-        hidden = nn.functional.gelu(sequence @ W1.T, approximate="tanh")
+        hidden = torch.nn.functional.gelu(sequence @ W1.T, approximate="tanh")
         return hidden @ W2.T
 
     passed, _ = run_check(ns, printed, tanh_gelu_ffn)
@@ -68,7 +69,7 @@ def test_no_activation_fails(ns, printed):
 
 def test_hidden_layer_returned_fails_on_shape(ns, printed):
     def hidden_only(sequence, W1, W2):
-        return nn.functional.gelu(sequence @ W1.T)
+        return torch.nn.functional.gelu(sequence @ W1.T)
 
     passed, message = run_check(ns, printed, hidden_only)
     assert passed is False
@@ -78,7 +79,7 @@ def test_hidden_layer_returned_fails_on_shape(ns, printed):
 
 def test_untransposed_weight_fails_without_traceback(ns, printed):
     def untransposed(sequence, W1, W2):
-        return nn.functional.gelu(sequence @ W1) @ W2.T
+        return torch.nn.functional.gelu(sequence @ W1) @ W2.T
 
     passed, message = run_check(ns, printed, untransposed)
     assert passed is False
@@ -104,8 +105,8 @@ def test_result_instead_of_function_fails(ns, printed):
 
 def test_gelu_after_second_layer_is_off(ns, printed):
     def gelu_twice(sequence, W1, W2):
-        hidden = nn.functional.gelu(sequence @ W1.T)
-        return nn.functional.gelu(hidden @ W2.T)
+        hidden = torch.nn.functional.gelu(sequence @ W1.T)
+        return torch.nn.functional.gelu(hidden @ W2.T)
 
     passed, message = run_check(ns, printed, gelu_twice)
     assert passed is False

@@ -248,6 +248,9 @@ def check_ruff(root: Path) -> list[str]:
                     "-m",
                     "ruff",
                     *command,
+                    # Fresh temporary files every run: a cache would only
+                    # pile up entries in the project's .ruff_cache.
+                    "--no-cache",
                     "--config",
                     str(config),
                     folder,

@@ -237,13 +237,13 @@ def to_notebook(qmd: Qmd, edition: str) -> nbformat.NotebookNode:
     }
     cells = []
     if qmd.front_matter:
-        cells.append(nbformat.v4.new_raw_cell(qmd.front_matter))
+        cells.append(_cell("raw", qmd.front_matter))
     for part in qmd.parts:
         if part[0] == "code":
             chunk = part[1]
             if chunk.solution and edition == "student":
                 continue
-            cells.append(nbformat.v4.new_code_cell(chunk.source))
+            cells.append(_cell("code", chunk.source))
         else:
             _, text, _, solution = part
             if solution and edition == "student":
@@ -251,12 +251,28 @@ def to_notebook(qmd: Qmd, edition: str) -> nbformat.NotebookNode:
             text = PARTIAL_INCLUDE.sub("", text).strip("\n")
             text = re.sub(r"\n{3,}", "\n\n", text)
             if text.strip():
-                cells.append(nbformat.v4.new_markdown_cell(text))
+                cells.append(_cell("markdown", text))
     # Stable ids keep the file byte-identical from one run to the next.
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number:03d}"
     notebook.cells = cells
     return notebook
+
+
+def _cell(cell_type: str, source: str) -> nbformat.NotebookNode:
+    """A cell as `nbformat.v4.new_{cell_type}_cell(source)` makes it.
+
+    Those functions check each new cell against the notebook schema, which
+    took most of the time of converting the book (the checks convert it
+    often). `nbformat.write` still checks the whole notebook.
+    """
+    cell = nbformat.NotebookNode(
+        cell_type=cell_type, metadata=nbformat.NotebookNode(), source=source
+    )
+    if cell_type == "code":
+        cell.execution_count = None
+        cell.outputs = []
+    return cell
 
 
 def cell_options(source: str) -> dict:
