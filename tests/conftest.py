@@ -86,33 +86,35 @@ def keep_out_of_garbage_collection() -> None:
     gc.freeze()
 
 
+HEAVY = "heavy_imports"
+
+
 @functools.cache
-def _runs_torch(test_file: str) -> bool:
-    """Whether a test file runs torch code inside the pytest process."""
+def _has_heavy_imports(test_file: str) -> bool:
+    """Whether a test file carries `pytest.mark.heavy_imports`."""
     path = ROOT / test_file
-    return path.suffix == ".py" and "torch" in path.read_text("utf-8")
+    return path.suffix == ".py" and f"mark.{HEAVY}" in path.read_text("utf-8")
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """`--dist loadfile`, with every test file that runs torch as one unit.
+    """`--dist loadfile`, with the `heavy_imports` test files as one unit.
 
-    One worker then imports torch (about 1 s of CPU) for all of them, while
-    the other runs notebooks, whose kernels are separate processes. Only
-    the order and placement of work change, never what runs.
+    Those files import torch or matplotlib into the pytest process (about
+    1.5 s of CPU). As one unit they run on one worker, and the other worker
+    never imports either; the kernels nbval starts are separate processes.
+    This changes only where and in which order tests run, never which.
     """
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
 
-    class TorchTestsTogether(LoadFileScheduling):
+    class HeavyImportsTogether(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
             test_file = super()._split_scope(nodeid)
-            return (
-                "tests that run torch" if _runs_torch(test_file) else test_file
-            )
+            return HEAVY if _has_heavy_imports(test_file) else test_file
 
-    return TorchTestsTogether(config, log)
+    return HeavyImportsTogether(config, log)
 
 
 @functools.cache

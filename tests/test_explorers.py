@@ -36,11 +36,15 @@ SYSTEMS = "chapters/systems.qmd"
 SYSTEMS_CELL = "cost-formulas"
 NODE = shutil.which("node")
 
-pytestmark = pytest.mark.skipif(
-    NODE is None,
-    reason="node is not on PATH: install Node.js to check the formulas of "
-    "chapters/explorer-formulas.js against PyTorch",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        NODE is None,
+        reason="node is not on PATH: install Node.js to check the formulas "
+        "of chapters/explorer-formulas.js against PyTorch",
+    ),
+    # Imports torch (see conftest.pytest_xdist_make_scheduler).
+    pytest.mark.heavy_imports,
+]
 
 
 @dataclass(frozen=True)

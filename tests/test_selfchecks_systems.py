@@ -6,6 +6,9 @@ import pytest
 from conftest import LazyModule
 
 torch = LazyModule("torch")
+# Runs a chapter, so imports torch and matplotlib (see
+# conftest.pytest_xdist_make_scheduler).
+pytestmark = pytest.mark.heavy_imports
 
 
 @pytest.fixture(scope="module")

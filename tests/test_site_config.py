@@ -88,8 +88,8 @@ def test_katex_url_points_at_the_katex_files(relative, page_dir):
     folder = page_dir / url
     for name in ("katex.min.js", "katex.min.css"):
         assert (folder / name).is_file(), (
-            f"{relative}: url '{url}' seen from {project_path(page_dir) or '.'}"
-            f"/ has no {name}"
+            f"{relative}: url '{url}' seen from "
+            f"{project_path(page_dir) or '.'}/ has no {name}"
         )
     assert copied(project_path(folder)), (
         f"{QUARTO}: project: resources does not copy "

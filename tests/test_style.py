@@ -1,8 +1,13 @@
 """One figure style for the whole book, identical in every chapter."""
 
 import bookcheck
+import pytest
 import qmd
 from conftest import ROOT
+
+# Runs the style cell, so imports matplotlib (see
+# conftest.pytest_xdist_make_scheduler).
+pytestmark = pytest.mark.heavy_imports
 
 
 def style_cells():

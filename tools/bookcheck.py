@@ -18,7 +18,6 @@ import tempfile
 from pathlib import Path
 
 import nbformat
-import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import qmd as qmd_module  # noqa: E402
@@ -39,7 +38,9 @@ URL = re.compile(r"<?https?://\S+")
 
 
 def quarto_config(root: Path) -> dict:
-    return yaml.safe_load((root / "_quarto.yml").read_text(encoding="utf-8"))
+    return qmd_module.load_yaml(
+        (root / "_quarto.yml").read_text(encoding="utf-8")
+    )
 
 
 def book_files(root: Path) -> list[str]:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import qmd
 import yaml
 
 KEYS = ("other-links", "code-links")
 
 
 def repo_url(root: Path) -> str:
-    config = yaml.safe_load((root / "_quarto.yml").read_text("utf-8"))
+    config = qmd.load_yaml((root / "_quarto.yml").read_text("utf-8"))
     return config["book"]["repo-url"].rstrip("/")
 
 

@@ -39,6 +39,17 @@ DIV_CLOSE = re.compile(r"^:{3,}\s*$")
 PARTIAL_INCLUDE = re.compile(r"^\{\{< include _[\w.-]+\.qmd >\}\}\n?", re.M)
 
 
+# PyYAML's libyaml parser where the wheel has it: the same results as
+# yaml.safe_load, about ten times faster (the checks parse every chunk's
+# options many times).
+YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_yaml(text: str):
+    """What `yaml.safe_load(text)` returns, parsed by YAML_LOADER."""
+    return yaml.load(text, Loader=YAML_LOADER)
+
+
 class QmdError(ValueError):
     """A `.qmd` file the converter cannot read, with file and line."""
 
@@ -59,9 +70,7 @@ class Chunk:
             if not text.startswith("#|"):
                 break
             option_lines.append(text[2:].removeprefix(" "))
-        parsed = (
-            yaml.safe_load("\n".join(option_lines)) if option_lines else {}
-        )
+        parsed = load_yaml("\n".join(option_lines)) if option_lines else {}
         return parsed or {}
 
     @property
@@ -80,7 +89,7 @@ class Qmd:
 
     @property
     def metadata(self) -> dict:
-        return yaml.safe_load(self.front_matter.strip().strip("-")) or {}
+        return load_yaml(self.front_matter.strip().strip("-")) or {}
 
     def chunks(self) -> list[Chunk]:
         return [part[1] for part in self.parts if part[0] == "code"]
