@@ -101,23 +101,23 @@ def wrong_post_norm_blocks(ns):
 
     def no_residual(self, X):
         H = self.norm_attn(attention(self, X))
-        return self.norm_ff(H + self.ff(H))
+        return self.norm_ffn(H + self.ffn(H))
 
     def no_ffn_residual(self, X):
         H = self.norm_attn(X + attention(self, X))
-        return self.norm_ff(self.ff(H))
+        return self.norm_ffn(self.ffn(H))
 
     def no_mask(self, X):
         H = self.norm_attn(X + attention(self, X, mask=False))
-        return self.norm_ff(H + self.ff(H))
+        return self.norm_ffn(H + self.ffn(H))
 
     def swapped(self, X):
-        H = self.norm_ff(X + attention(self, X))
-        return self.norm_attn(H + self.ff(H))
+        H = self.norm_ffn(X + attention(self, X))
+        return self.norm_attn(H + self.ffn(H))
 
     def scaled(self, X):
         H = self.norm_attn(X + attention(self, X))
-        return self.norm_ff(H + 0.5 * self.ff(H))
+        return self.norm_ffn(H + 0.5 * self.ffn(H))
 
     def returns_tuple(self, X):
         return ns["PostNormBlock"].forward(self, X, need_weights=True)
@@ -237,7 +237,7 @@ def test_zero_branch_check_names_the_mistake(ns, printed):
 
     def zeroes_in_place(block):
         with torch.no_grad():
-            for layer in (block.attn.out_proj, block.ff[2]):
+            for layer in (block.attn.out_proj, block.ffn[2]):
                 layer.weight.zero_()
                 layer.bias.zero_()
             X = torch.ones(1, 3, block.config.width)
