@@ -38,8 +38,16 @@ os.environ.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
 
 
 def notebooks() -> list[Path]:
-    """The notebooks the suite re-executes (testpaths in pyproject.toml)."""
-    return sorted((ROOT / "notebooks" / "instructor").glob("*.ipynb"))
+    """The notebooks the suite re-executes (testpaths in pyproject.toml).
+
+    Every notebook under notebooks/: the student editions, then the
+    instructor editions. pytest skips hidden folders such as Jupyter's
+    .ipynb_checkpoints, and so does this.
+    """
+    folder = ROOT / "notebooks"
+    student = sorted(folder.glob("*.ipynb"))
+    instructor = sorted((folder / "instructor").glob("*.ipynb"))
+    return student + instructor
 
 
 def execute(path: Path) -> tuple[Path, float, list[tuple[float, str]]]:
@@ -119,17 +127,15 @@ def main() -> None:
         "medians: run-to-run noise here is about 10%% (default: 3)",
     )
     rounds = parser.parse_args().rounds
-    instructor = notebooks()
-    student = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    paths = notebooks()
     measured = []
     for number in range(1, rounds + 1):
-        runs, instructor_wall = plain(instructor)
-        _, all_wall = plain(student + instructor)
+        runs, plain_wall = plain(paths)
         suite_wall, nbval_times, summary = suite()
-        measured.append((runs, instructor_wall, all_wall, suite_wall))
+        measured.append((plain_wall, suite_wall))
         print(
             f"round {number}: suite {suite_wall:.1f} s; plain execution "
-            f"{instructor_wall:.1f} s (instructor), {all_wall:.1f} s (all)"
+            f"{plain_wall:.1f} s"
         )
 
     print(f"\n{'notebook':42} {'execute':>8} {'nbval':>8}   (last round)")
@@ -152,20 +158,17 @@ def main() -> None:
     for seconds, where in cells[:3]:
         print(f"  {seconds:5.2f} s  {where}")
     print(f"pytest said: {summary}")
-    suites = [suite_wall for *_, suite_wall in measured]
+    plains = [plain_wall for plain_wall, _ in measured]
+    suites = [suite_wall for _, suite_wall in measured]
+    # Each round's suite over the same round's plain run: both saw the same
+    # load on the machine.
+    ratios = [suite_wall / plain_wall for plain_wall, suite_wall in measured]
     print(f"test suite (pytest, all tests): {spread(suites)} s wall")
-    for label, index in [
-        ("the instructor notebooks nbval re-executes", 1),
-        ("all notebooks, student and instructor", 2),
-    ]:
-        walls = [row[index] for row in measured]
-        # Each round's suite over the same round's plain run: both saw the
-        # same load on the machine.
-        ratios = [row[3] / row[index] for row in measured]
-        print(
-            f"plain execution of {label}, 2 at a time: {spread(walls)} s "
-            f"wall; suite / plain = {spread(ratios, digits=2)}"
-        )
+    print(
+        f"plain execution of the {len(paths)} notebooks nbval re-executes, "
+        f"2 at a time: {spread(plains)} s wall"
+    )
+    print(f"suite / plain: {spread(ratios, digits=2)}")
 
 
 def spread(values: list[float], digits: int = 1) -> str:
