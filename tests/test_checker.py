@@ -52,9 +52,11 @@ def test_unlabelled_figure_cell_is_reported(book):
 
 
 def test_missing_citation_key_is_reported(book):
-    append(book, CHAPTER, "\nAs shown before [@nokey2020].\n")
+    lines = (book / CHAPTER).read_text(encoding="utf-8").count("\n")
+    append(book, CHAPTER, "\n\nAs shown before [@nokey2020].\n")
     problems = bookcheck.check_citations(book)
-    assert named(problems, CHAPTER) and named(problems, "@nokey2020")
+    assert named(problems, f"{CHAPTER}:{lines + 3}:")
+    assert named(problems, "@nokey2020")
 
 
 def test_unresolved_crossref_is_reported(book):

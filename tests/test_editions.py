@@ -97,3 +97,26 @@ def test_student_output_differing_from_instructor_is_reported(book):
     nbformat.write(notebook, path)
     problems = bookcheck.check_editions_agree(book)
     assert [p for p in problems if "notebooks/intuition.ipynb" in p]
+
+
+def test_closing_fences_in_both_editions_are_told_apart(book):
+    # Each div below closes right after a code chunk, which makes a cell
+    # holding just `:::`: one public, one a solution. Only the second is
+    # left out of the student edition.
+    public = "\n::: {#exr-fenced}\n## Fenced\n\n```{python}\nx = 1\n```\n:::\n"
+    solution = (
+        '\n::: {.content-visible when-profile="instructor"}\nBecause.\n\n'
+        "```{python}\nsolution_fenced = 2\n```\n:::\n"
+    )
+    append(book, public + "\n```{python}\ny = 2\n```\n" + solution)
+    parsed = qmd.parse(book / CHAPTER)
+    fences = [
+        secret
+        for cell, secret in qmd.edition_cells(parsed)
+        if cell.source == ":::"
+    ]
+    assert fences == [False, True], "test set-up: expected two ':::' cells"
+    for edition in qmd.EDITIONS:
+        path = bookcheck.notebook_path(book, "intuition", edition)
+        nbformat.write(qmd.to_notebook(parsed, edition), path)
+    assert not bookcheck.check_editions_agree(book)

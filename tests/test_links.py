@@ -17,7 +17,7 @@ def test_chapter_links_are_built_from_repo_url(name):
         assert metadata.get(key) == want[key], (
             f"chapters/{name}.qmd: its {key} are not the ones built from "
             "book: repo-url in _quarto.yml: run "
-            f"`python tools/regenerate.py {name}`"
+            f"`{bookcheck.REGENERATE} {name}`"
         )
 
 

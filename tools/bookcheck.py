@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import qmd as qmd_module  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-REGENERATE = "python tools/regenerate.py"
+REGENERATE = ".venv/bin/python tools/regenerate.py"
 CROSSREF_KINDS = ("fig", "eq", "tbl", "sec", "exr")
 REFERENCE = re.compile(r"(?<![\w@])@((?:fig|eq|tbl|sec|exr)-[\w-]*\w)")
 CITATION = re.compile(r"(?<![\w@./-])-?@([A-Za-z_][\w:.#$%&+?<>~/-]*\w)")
@@ -616,9 +616,17 @@ def check_editions_agree(root: Path) -> list[str]:
             continue
         student = nbformat.read(paths["student"], 4).cells
         instructor = nbformat.read(paths["instructor"], 4).cells
-        secret = set(qmd.solutions())
-        public = [cell for cell in instructor if cell.source not in secret]
+        # Which cells are solutions is known from the chapter by position,
+        # not recognised by text (a `:::` line can be in either).
+        flags = [solution for _, solution in qmd_module.edition_cells(qmd)]
         relative = paths["student"].relative_to(root)
+        if len(flags) != len(instructor):
+            continue  # a stale notebook: check_notebooks_in_sync says so
+        public = [
+            cell
+            for cell, solution in zip(instructor, flags, strict=True)
+            if not solution
+        ]
         if len(public) != len(student):
             problems.append(
                 f"{relative}: has {len(student)} cells, but the instructor "
@@ -636,8 +644,10 @@ def check_editions_agree(root: Path) -> list[str]:
             ):
                 problems.append(
                     f"{relative}: cell {number} differs from the instructor "
-                    "edition's (a solution cell changes what later cells "
-                    "print: seed random draws in the cell that uses them)"
+                    f"edition's, in its source or recorded output. Run "
+                    f"`{REGENERATE} {name}`; if it still differs, a "
+                    "solution cell changes what later cells print (seed "
+                    "random draws in the cell that uses them)"
                 )
                 break
     return problems

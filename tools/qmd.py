@@ -146,9 +146,13 @@ def parse(path: Path | str) -> Qmd:
         nonlocal markdown, markdown_line
         if solution is None:
             solution = in_solution()
-        text = "\n".join(markdown).strip("\n")
+        joined = "\n".join(markdown)
+        text = joined.lstrip("\n")
+        # The part starts at its first line with text: skip the blank ones.
+        first_line = markdown_line + len(joined) - len(text)
+        text = text.rstrip("\n")
         if text.strip():
-            qmd.parts.append(("markdown", text, markdown_line, solution))
+            qmd.parts.append(("markdown", text, first_line, solution))
         markdown = []
         markdown_line = next_line
 
@@ -244,28 +248,37 @@ def to_notebook(qmd: Qmd, edition: str) -> nbformat.NotebookNode:
         },
         "language_info": {"name": "python"},
     }
-    cells = []
-    if qmd.front_matter:
-        cells.append(_cell("raw", qmd.front_matter))
-    for part in qmd.parts:
-        if part[0] == "code":
-            chunk = part[1]
-            if chunk.solution and edition == "student":
-                continue
-            cells.append(_cell("code", chunk.source))
-        else:
-            _, text, _, solution = part
-            if solution and edition == "student":
-                continue
-            text = PARTIAL_INCLUDE.sub("", text).strip("\n")
-            text = re.sub(r"\n{3,}", "\n\n", text)
-            if text.strip():
-                cells.append(_cell("markdown", text))
+    cells = [
+        cell
+        for cell, solution in edition_cells(qmd)
+        if edition == "instructor" or not solution
+    ]
     # Stable ids keep the file byte-identical from one run to the next.
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number:03d}"
     notebook.cells = cells
     return notebook
+
+
+def edition_cells(qmd: Qmd) -> list[tuple[nbformat.NotebookNode, bool]]:
+    """The instructor edition's cells, each with whether it is a solution.
+
+    The student edition is exactly these cells without the solutions.
+    """
+    cells = []
+    if qmd.front_matter:
+        cells.append((_cell("raw", qmd.front_matter), False))
+    for part in qmd.parts:
+        if part[0] == "code":
+            chunk = part[1]
+            cells.append((_cell("code", chunk.source), chunk.solution))
+            continue
+        _, text, _, solution = part
+        text = PARTIAL_INCLUDE.sub("", text).strip("\n")
+        text = re.sub(r"\n{3,}", "\n\n", text)
+        if text.strip():
+            cells.append((_cell("markdown", text), solution))
+    return cells
 
 
 def _cell(cell_type: str, source: str) -> nbformat.NotebookNode:
