@@ -24,4 +24,13 @@ if [ "${1:-}" = "preview" ]; then
     shift
     exec quarto preview "$@"
 fi
-exec quarto render "$@"
+# Quarto exits 0 even when it warns (an unresolved cross-reference, a
+# missing citation): keep its output and fail on any warning in it.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+quarto render "$@" 2>&1 | tee "$log" || status=$?
+if [ "$status" -ne 0 ]; then
+    exit "$status"
+fi
+.venv/bin/python tools/render_log.py "$log"
