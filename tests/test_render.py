@@ -1,9 +1,11 @@
 """Render the whole book with Quarto, where Quarto is installed."""
 
 import html
+import os
 import re
 import shutil
 import subprocess
+import sys
 
 import bookcheck
 import pytest
@@ -21,9 +23,13 @@ needs_quarto = pytest.mark.skipif(
 def rendered(tmp_path_factory):
     """A copy of the book rendered to HTML once: (folder, log, exit code)."""
     copy = copy_book(tmp_path_factory.mktemp("render") / "book", whole=True)
+    # Quarto executes the chapters with this Python, which has the book's
+    # packages (as tools/render.sh does with .venv's).
+    environment = {**os.environ, "QUARTO_PYTHON": sys.executable}
     result = subprocess.run(
         ["quarto", "render", "--to", "html"],
         cwd=copy,
+        env=environment,
         capture_output=True,
         text=True,
     )
