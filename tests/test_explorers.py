@@ -113,16 +113,16 @@ def js_calls() -> list:
     calls += [["blockParameters", [s.D, s.Dff]] for s in PARAMETER_CASES]
     for sizes in COST_CASES:
         for nbytes in dtype_bytes().values():
-            calls.append(
-                [
-                    "activationBytes",
-                    [sizes.B, sizes.S, sizes.D, sizes.Dff, sizes.H, nbytes],
-                ]
-            )
+            calls.append(["activationBytes", activation_args(sizes, nbytes)])
         calls.append(["blockFlops", [sizes.S, sizes.D, sizes.Dff]])
     calls += [["blockFlops", list(case)] for case in FLOP_CASES]
     calls += [["crossovers", [D, 4 * D]] for D in (64, 768)]
     return calls
+
+
+def activation_args(sizes: Sizes, nbytes: int) -> list[int]:
+    """The arguments of activationBytes for one configuration."""
+    return [sizes.B, sizes.S, sizes.D, sizes.Dff, sizes.H, nbytes]
 
 
 def run_node(calls: list) -> list:
@@ -255,13 +255,7 @@ def test_activation_bytes_match_real_tensors(js, sizes, dtype):
         hidden = ffn_in(X)  # (B, S, Dff)
     assert weights.shape == (sizes.B, sizes.H, sizes.S, sizes.S)
     result = js(
-        "activationBytes",
-        sizes.B,
-        sizes.S,
-        sizes.D,
-        sizes.Dff,
-        sizes.H,
-        dtype_bytes()[dtype],
+        "activationBytes", *activation_args(sizes, dtype_bytes()[dtype])
     )
     where = f"chapters/explorer-formulas.js: activationBytes for {sizes}"
     assert result["elements"] == {
@@ -386,15 +380,7 @@ def test_activation_bytes_agree_with_the_systems_chapter(
     js, systems, sizes, dtype
 ):
     nbytes = dtype_bytes()[dtype]
-    result = js(
-        "activationBytes",
-        sizes.B,
-        sizes.S,
-        sizes.D,
-        sizes.Dff,
-        sizes.H,
-        nbytes,
-    )
+    result = js("activationBytes", *activation_args(sizes, nbytes))
     chapter = systems["activation_bytes"](
         sizes.B, sizes.S, sizes.Dff, sizes.H, nbytes
     )

@@ -41,7 +41,7 @@ def test_tooling_lines_fit_79_characters():
     assert not too_long, "lines over 79 characters: " + ", ".join(too_long)
 
 
-HEAVY = ("torch", "matplotlib")
+HEAVY_MODULES = ("torch", "matplotlib")
 
 
 def test_test_files_import_torch_and_matplotlib_lazily():
@@ -57,7 +57,7 @@ def test_test_files_import_torch_and_matplotlib_lazily():
                 names = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module:
                 names = [node.module]
-            if any(name.split(".")[0] in HEAVY for name in names):
+            if any(name.split(".")[0] in HEAVY_MODULES for name in names):
                 eager.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not eager, (
         "top-level import of torch or matplotlib (use conftest.LazyModule "
