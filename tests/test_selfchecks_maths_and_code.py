@@ -22,8 +22,13 @@ CHAPTER = "maths-and-code"
 # printed table; no self-check uses their results, and nbval runs them.
 DEMONSTRATIONS = (
     "depth-gradients",
+    "depth-gradients-final",
     "depth-summary",
+    "depth-stream",
     "fig-depth-gradients",
+    "ffn-gradients",
+    "ffn-gradients-summary",
+    "fig-ffn-gradients",
     "solution-gradient-30",
 )
 
