@@ -264,20 +264,33 @@ def edition_cells(qmd: Qmd) -> list[tuple[nbformat.NotebookNode, bool]]:
     """The instructor edition's cells, each with whether it is a solution.
 
     The student edition is exactly these cells without the solutions.
+    Markdown reads as the website does (tools/nbmarkdown.py): a title cell
+    first, numbered references, a caption after each figure, a References
+    cell last; the front matter stays in the `.qmd`.
     """
+    import nbmarkdown
+
+    book = nbmarkdown.load_book(nbmarkdown.find_root(qmd.path))
+    chapter = nbmarkdown.Chapter(book, qmd.path)
     cells = []
-    if qmd.front_matter:
-        cells.append((_cell("raw", qmd.front_matter), False))
     for part in qmd.parts:
         if part[0] == "code":
             chunk = part[1]
             cells.append((_cell("code", chunk.source), chunk.solution))
+            caption = chapter.caption(chunk.options)
+            if caption:
+                cells.append((_cell("markdown", caption), chunk.solution))
             continue
         _, text, _, solution = part
-        text = PARTIAL_INCLUDE.sub("", text).strip("\n")
-        text = re.sub(r"\n{3,}", "\n\n", text)
+        text = chapter.markdown(text)
         if text.strip():
             cells.append((_cell("markdown", text), solution))
+        if len(cells) == 1 and chapter.heading:
+            note = chapter.instructor_note()
+            cells.append((_cell("markdown", note), True))
+    references = chapter.references()
+    if references:
+        cells.append((_cell("markdown", references), False))
     return cells
 
 

@@ -1,0 +1,497 @@
+"""Quarto Markdown as a notebook shows it: the book's text, not its source.
+
+Jupyter renders plain Markdown, maths and small HTML, none of Quarto's own
+syntax. This module turns a chapter's Markdown into what the website shows:
+
+- `@fig-x`, `@eq-x`, `@tbl-x`, `@sec-x`, `@exr-x` become the website's text
+  ("Figure 2.2", "Equation 2.3", "Table 1.1", "Section 3.4", "Chapter 2",
+  "Exercise 2.3"), each a link to its anchor on the published website;
+- `[@key]` and `@key` become Chicago author-date text, "(Vaswani et al.
+  2017)" and "Vaswani et al. (2017)", and `references()` lists the works
+  the chapter cited;
+- callouts become blockquotes with a bold title, exercises a bold line
+  "**Exercise 2.3** Title · *Kind · N min*", solutions start "*Solution.*";
+- numbered equations get `\\tag{2.3}`, table captions "**Table 1.1:** ...",
+  headings their section numbers, and `{#...}` / `{.…}` attributes go.
+
+Numbers come from the book's structure, as Quarto numbers it: chapters in
+`_quarto.yml` order from 1 (a chapter whose heading is `{.unnumbered}`
+gets none), appendices A, B, ...; within a chapter each kind of label is
+counted in order ("2.3"), sections by level ("2.3.1"). Content only the
+instructor edition shows (solutions) is numbered after the rest, as the
+student website, which the links point to, never shows it.
+
+The API, also for other notebook builders (assignments):
+`load_book(root)` -> Book; `Chapter(book, path)` translates one chapter's
+parts in order: `.title_block()`, `.markdown(text)`, `.caption(options)`,
+`.references()`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import bibtex
+import links
+import qmd
+
+PREFIX = {
+    "fig": "Figure",
+    "eq": "Equation",
+    "tbl": "Table",
+    "sec": "Section",
+    "exr": "Exercise",
+}
+KINDS = "|".join(PREFIX)
+XREF = re.compile(rf"(?<![\w@])(-?)@((?:{KINDS})-[\w-]*\w)")
+CITE = re.compile(r"(?<![\w@./-])(-?)@([A-Za-z_][\w:.#$%&+?<>~/-]*\w)")
+BRACKETS = re.compile(r"\[([^\[\]]*@[^\[\]]*)\](?![(\[{])")
+ITEM = re.compile(r"^(.*?)(-?)@([\w:.#$%&+?<>~/-]*\w)(.*)$", re.S)
+LABEL = re.compile(rf"#((?:{KINDS})-[\w-]*\w)")
+ATTR_LABEL = re.compile(rf"\{{[^}}]*#((?:{KINDS})-[\w-]*\w)[^}}]*\}}")
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(\{[^{}]*\})?\s*$")
+DIV_OPEN = re.compile(r"^:{3,}\s*\{?([^}]*)\}?\s*$")
+DIV_CLOSE = re.compile(r"^:{3,}\s*$")
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+EQUATION = re.compile(r"^(.*)\$\$\s*\{#(eq-[\w-]*\w)\}\s*$")
+TABLE_CAPTION = re.compile(r"^:\s+(.*?)\s*\{#(tbl-[\w-]*\w)\}\s*$")
+KIND_LINE = re.compile(r"^\*[^*]+ · [^*]+\*$")
+PROTECTED = re.compile(r"(`+)(?:(?!\1).)+?\1|\$[^$\n]+?\$")
+ATTRIBUTES = re.compile(r"(?<=[\]`)])\{[^{}]*\}")
+SPAN = re.compile(r"\[([^\[\]]*)\]\{[^{}]*\}")
+DROPPED_SHORTCODE = re.compile(
+    r"^\s*\{\{< (include _[\w.-]+\.qmd|pagebreak) >\}\}\s*$"
+)
+CALLOUT = re.compile(r"\.callout-(\w+)")
+WEBSITE_ONLY = re.compile(r'when-format="?html|\.content-hidden|unless-format')
+NEEDS = (
+    "Needs Python 3.10 or newer with `torch`, `numpy` and `matplotlib`;"
+    " runs top to bottom on a CPU in seconds."
+)
+
+
+@dataclass
+class Target:
+    """What a label refers to: its kind, number and page on the website."""
+
+    kind: str
+    number: str
+    page: str
+    anchor: str = ""
+    title: str = ""
+
+    def text(self) -> str:
+        if self.kind == "sec" and not self.anchor:
+            word = "Appendix" if self.number.isalpha() else "Chapter"
+            return f"{word} {self.number}" if self.number else self.title
+        if self.kind == "sec" and not self.number:
+            return self.title
+        return f"{PREFIX[self.kind]} {self.number}"
+
+
+@dataclass
+class Book:
+    root: Path
+    title: str
+    site: str
+    colab: str
+    targets: dict[str, Target] = field(default_factory=dict)
+    headings: dict[str, list[str]] = field(default_factory=dict)
+    chapters: dict[str, Target] = field(default_factory=dict)
+    entries: dict[str, bibtex.Entry] = field(default_factory=dict)
+    years: dict[str, str] = field(default_factory=dict)
+
+    def link(self, target: Target) -> str:
+        anchor = f"#{target.anchor}" if target.anchor else ""
+        return f"{self.site}{target.page}{anchor}"
+
+
+_CACHE: dict = {}
+
+
+def find_root(path: Path) -> Path:
+    """The book's root: the nearest folder above `path` with _quarto.yml."""
+    for folder in Path(path).resolve().parents:
+        if (folder / "_quarto.yml").exists():
+            return folder
+    raise FileNotFoundError(f"{path}: no _quarto.yml in any parent folder")
+
+
+def load_book(root: Path) -> Book:
+    """The book's numbers, titles, links and bibliography (cached while no
+    file of the book changes)."""
+    root = Path(root).resolve()
+    config = qmd.load_yaml((root / "_quarto.yml").read_text("utf-8"))
+    spec = config.get("book", {})
+    files = [(f, False) for f in _entries(spec.get("chapters"))]
+    files += [(f, True) for f in _entries(spec.get("appendices"))]
+    bib = config.get("bibliography")
+    watched = [root / "_quarto.yml"] + [root / f for f, _ in files]
+    watched += [
+        root / b for b in ([bib] if isinstance(bib, str) else bib or [])
+    ]
+    stamp = tuple(
+        (str(p), p.stat().st_mtime_ns, p.stat().st_size)
+        for p in watched
+        if p.exists()
+    )
+    if _CACHE.get(root, (None,))[0] == stamp:
+        return _CACHE[root][1]
+    book = Book(
+        root,
+        spec.get("title", ""),
+        links.site_url(root),
+        links.colab_url(root, ""),
+    )
+    numbers = {False: 0, True: 0}
+    for relative, appendix in files:
+        path = root / relative
+        if path.suffix != ".qmd" or not path.exists():
+            continue
+        _scan(book, relative, qmd.parse(path), appendix, numbers)
+    for bib_path in watched[1 + len(files) :]:
+        if bib_path.exists():
+            book.entries.update(bibtex.read(bib_path))
+    book.years = bibtex.years(book.entries)
+    _CACHE[root] = (stamp, book)
+    return book
+
+
+def _entries(items) -> list[str]:
+    files = []
+    for item in items or []:
+        if isinstance(item, str):
+            files.append(item)
+        elif isinstance(item, dict):
+            files += [item["href"]] if "href" in item else []
+            files += _entries(item.get("chapters"))
+    return files
+
+
+def _scan(book: Book, relative: str, parsed, appendix: bool, numbers) -> None:
+    """Number every label and heading of one chapter, in order."""
+    page = str(Path(relative).with_suffix(".html"))
+    chapter = Target("sec", "", page)
+    counts: dict[str, int] = {}
+    later: list[tuple[str, str]] = []  # instructor-only labels, numbered last
+    sections: list[int] = []
+    book.headings[relative] = []
+    depth = 0
+
+    def count(kind: str, label: str, solution: bool) -> None:
+        if solution:
+            later.append((kind, label))
+            return
+        counts[kind] = counts.get(kind, 0) + 1
+        number = f"{chapter.number}.{counts[kind]}".lstrip(".")
+        book.targets[label] = Target(kind, number, page, label)
+
+    for part in parsed.parts:
+        if part[0] == "code":
+            label = str(part[1].options.get("label", ""))
+            if label.startswith("fig-"):
+                count("fig", label, part[1].solution)
+            continue
+        fence = None
+        for line in part[1].split("\n"):
+            fence, in_code = _fence(line, fence)
+            if in_code:
+                continue
+            if DIV_CLOSE.match(line):
+                depth -= 1
+                continue
+            labels = ATTR_LABEL.findall(line)
+            heading = HEADING.match(line)
+            if DIV_OPEN.match(line):
+                depth += 1
+                labels = LABEL.findall(line)
+            elif heading and depth == 0:
+                _section(
+                    book,
+                    relative,
+                    chapter,
+                    sections,
+                    numbers,
+                    appendix,
+                    heading.groups(),
+                    labels,
+                )
+                continue
+            elif heading:
+                continue  # a div's title, or a heading inside a solution
+            for label in labels:
+                count(label.split("-")[0], label, part[3])
+    for kind, label in later:
+        count(kind, label, False)
+
+
+def _fence(line: str, fence: str | None) -> tuple[str | None, bool]:
+    """The open code fence after `line`, and whether `line` is code."""
+    if fence is None:
+        opened = FENCE.match(line)
+        return (opened.group(1), True) if opened else (None, False)
+    closed = re.fullmatch(rf"\s*{fence[0]}{{{len(fence)},}}\s*", line)
+    return (None if closed else fence), True
+
+
+def _section(
+    book, relative, chapter, sections, numbers, appendix, groups, labels
+) -> None:
+    """Number a heading outside divs, as Quarto's number-sections does."""
+    level, title, attributes = groups
+    numbered = not re.search(r"\.unnumbered|(?<!\S)-(?!\S)", attributes or "")
+    number = ""
+    if level == "#":
+        if numbered:
+            numbers[appendix] += 1
+            n = numbers[appendix]
+            chapter.number = chr(64 + n) if appendix else str(n)
+        chapter.title = title
+        book.chapters[relative] = chapter
+        target = chapter
+    else:
+        if numbered and chapter.number:
+            del sections[len(level) - 1 :]
+            sections += [0] * (len(level) - 1 - len(sections))
+            sections[-1] += 1
+            number = ".".join([chapter.number, *map(str, sections)])
+        target = None
+    book.headings[relative].append(chapter.number if target else number)
+    for label in labels:
+        book.targets[label] = target or Target(
+            "sec", number, chapter.page, label, title
+        )
+
+
+class Chapter:
+    """Translates one chapter's Markdown parts, in order, for a notebook."""
+
+    def __init__(self, book: Book, path: Path) -> None:
+        self.book = book
+        self.path = Path(path).resolve()
+        self.relative = str(self.path.relative_to(book.root))
+        self.name = self.path.stem
+        self.cited: list[str] = []
+        self.divs: list[tuple[str, str]] = []  # open divs: (kind, label)
+        self.heading = 0  # how many headings have been translated
+
+    # ------------------------------------------------------------- blocks
+
+    def title_block(self, title: str) -> list[str]:
+        """The notebook's title: chapter number and title, links, needs."""
+        chapter = self.book.chapters.get(self.relative)
+        number = chapter.number if chapter else ""
+        word = "Appendix" if number.isalpha() else "Chapter"
+        place = f"{word} {number} of" if number else "From"
+        page = self.book.link(chapter) if chapter else self.book.site
+        notebook = f"notebooks/{self.name}.ipynb"
+        return [
+            f"# {number} {title}".replace("#  ", "# "),
+            "",
+            f"*{place} [{self.book.title}]({self.book.site})* · "
+            f"[Read it on the website]({page}) · "
+            f"[Open in Colab]({self.book.colab}{notebook}) · "
+            f"[Download this notebook]({self.book.site}{notebook})",
+            "",
+            NEEDS,
+        ]
+
+    def instructor_note(self) -> str:
+        notebook = f"notebooks/instructor/{self.name}.ipynb"
+        return (
+            "**Instructor edition**, with the worked solutions: hand "
+            "learners the student edition. "
+            f"[Open this edition in Colab]({self.book.colab}{notebook})"
+        )
+
+    def caption(self, options: dict) -> str | None:
+        """The caption cell that follows a figure's code cell."""
+        label = str(options.get("label", ""))
+        if label not in self.book.targets or "fig-cap" not in options:
+            return None
+        text = " ".join(str(options["fig-cap"]).split())
+        number = self.book.targets[label].text()
+        return f"**{number}:** {self.inline(text)}"
+
+    def references(self) -> str | None:
+        """A References cell listing the works the chapter cited."""
+        entries = [self.book.entries[key] for key in dict.fromkeys(self.cited)]
+        if not entries:
+            return None
+        entries.sort(key=lambda e: (e.families, self.book.years[e.key]))
+        lines = ["## References"]
+        for entry in entries:
+            lines += ["", entry.reference(self.book.years[entry.key])]
+        return "\n".join(lines)
+
+    def markdown(self, text: str) -> str:
+        """One Markdown stretch of the chapter as a notebook shows it."""
+        lines = text.split("\n")
+        out: list[str] = []
+        fence = None
+        index = 0
+        while index < len(lines):
+            line = lines[index]
+            index += 1
+            skipping = any(kind == "skip" for kind, _ in self.divs)
+            fence, in_code = _fence(line, fence)
+            if in_code:
+                out += [] if skipping else [line]
+            elif DIV_CLOSE.match(line):
+                self._close(*self.divs.pop(), out)
+            elif DIV_OPEN.match(line) and skipping:
+                self.divs.append(("skip", -1))
+            elif DIV_OPEN.match(line):
+                index = self._open(DIV_OPEN.match(line)[1], lines, index, out)
+            elif skipping or DROPPED_SHORTCODE.match(line):
+                continue
+            elif HEADING.match(line):
+                out += self._heading(*HEADING.match(line).groups())
+            elif EQUATION.match(line):
+                before, label = EQUATION.match(line).groups()
+                tag = f"\\tag{{{self.book.targets[label].number}}}"
+                before = self.inline(before).rstrip()
+                out += [f"{before} {tag}".lstrip(), "$$"]
+            elif TABLE_CAPTION.match(line):
+                self._table_caption(*TABLE_CAPTION.match(line).groups(), out)
+            else:
+                out.append(self.inline(line))
+        # A callout still open continues in a later cell: no blockquote.
+        self.divs = [(kind, -1) for kind, _ in self.divs]
+        return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n")
+
+    def _open(self, attributes: str, lines, index: int, out) -> int:
+        """Open a div; return the index of the next line to read."""
+        label = LABEL.search(attributes)
+        callout = CALLOUT.search(attributes)
+        kind = "plain"
+        if WEBSITE_ONLY.search(attributes):
+            kind = "skip"
+        elif label and label.group(1).startswith("exr-"):
+            number = self.book.targets[label.group(1)].text()
+            title, index = self._div_title(lines, index)
+            kind_line = ""
+            while index < len(lines) and not lines[index].strip():
+                index += 1
+            if index < len(lines) and KIND_LINE.match(lines[index].strip()):
+                kind_line = " · " + lines[index].strip()
+                index += 1
+            out += ["", f"**{number}** {title}".strip() + kind_line, ""]
+        elif callout:
+            title, index = self._div_title(lines, index)
+            title = title or callout.group(1).capitalize()
+            out += ["", f"**{title}**", ""]
+            kind = "callout"
+        elif ".solution" in attributes:
+            out += ["", "*Solution.*", ""]
+        elif label and label.group(1).startswith("fig-"):
+            kind = label.group(1)
+        self.divs.append((kind, len(out) if kind == "callout" else -1))
+        return index
+
+    def _close(self, kind: str, start: int, out: list[str]) -> None:
+        if kind == "callout" and 2 <= start <= len(out):
+            # Opened in this same stretch: quote the whole callout.
+            body = "\n".join(out[start - 2 :]).strip("\n").split("\n")
+            out[start - 2 :] = [f"> {line}".rstrip() for line in body] + [""]
+        elif kind.startswith("fig-"):
+            # The last paragraph of a figure div is its caption.
+            last = (
+                max(
+                    (i for i, s in enumerate(out) if not s.strip()), default=-1
+                )
+                + 1
+            )
+            number = self.book.targets[kind].text()
+            out[last:] = [f"**{number}:** " + " ".join(out[last:])]
+
+    def _div_title(self, lines, index: int) -> tuple[str, int]:
+        """A div's title: its first line if that is a heading."""
+        while index < len(lines) and not lines[index].strip():
+            index += 1
+        heading = HEADING.match(lines[index]) if index < len(lines) else None
+        if heading:
+            return self.inline(heading.group(2)), index + 1
+        return "", index
+
+    def _heading(self, level: str, title: str, attributes) -> list[str]:
+        if self.divs:  # inside a solution, say: Quarto numbers none
+            return [f"{level} {self.inline(title)}"]
+        numbers = self.book.headings.get(self.relative, [])
+        number = numbers[self.heading] if self.heading < len(numbers) else ""
+        self.heading += 1
+        if level == "#":
+            return self.title_block(self.inline(title))
+        return [f"{level} {number} {self.inline(title)}".replace("  ", " ")]
+
+    def _table_caption(self, text: str, label: str, out: list[str]) -> None:
+        """Quarto puts a table's caption above it; so does the notebook."""
+        end = len(out)
+        while end and not out[end - 1].strip():
+            end -= 1
+        start = end
+        while start and out[start - 1].lstrip().startswith("|"):
+            start -= 1
+        number = self.book.targets[label].text()
+        out[start:start] = [f"**{number}:** {self.inline(text)}", ""]
+
+    # ------------------------------------------------------------- inline
+
+    def inline(self, text: str) -> str:
+        """Cross-references, citations and attributes in one line."""
+        pieces, last = [], 0
+        for protected in PROTECTED.finditer(text):
+            pieces.append(self._inline(text[last : protected.start()]))
+            pieces.append(protected.group(0))
+            last = protected.end()
+        pieces.append(self._inline(text[last:]))
+        return "".join(pieces)
+
+    def _inline(self, text: str) -> str:
+        text = BRACKETS.sub(self._bracketed, text)
+        text = XREF.sub(lambda m: self._xref(m.group(2), m.group(1)), text)
+        text = CITE.sub(self._narrative, text)
+        text = SPAN.sub(r"\1", text)
+        return ATTRIBUTES.sub("", text)
+
+    def _xref(self, label: str, minus: str = "") -> str:
+        target = self.book.targets.get(label)
+        if target is None:
+            return f"@{label}"  # unresolved: bookcheck reports it
+        text = target.number if minus else target.text()
+        return f"[{text}]({self.book.link(target)})"
+
+    def _bracketed(self, match: re.Match) -> str:
+        """`[@a; see @b, p. 3]` as "(Author 2017; see Other 2016, 3)"."""
+        items = []
+        for item in match.group(1).split(";"):
+            parts = ITEM.match(item.strip())
+            if not parts:
+                return match.group(0)
+            prefix, minus, key, suffix = parts.groups()
+            if key in self.book.targets:
+                items.append(f"{prefix}{self._xref(key, minus)}{suffix}")
+                continue
+            if key not in self.book.entries:
+                return match.group(0)
+            self.cited.append(key)
+            entry = self.book.entries[key]
+            who = "" if minus else entry.author_text() + " "
+            items.append(f"{prefix}{who}{self.book.years[key]}{suffix}")
+        if all(
+            XREF.search(item) is None for item in match.group(1).split(";")
+        ):
+            return "(" + "; ".join(items) + ")"
+        return "; ".join(items)
+
+    def _narrative(self, match: re.Match) -> str:
+        key = match.group(2)
+        if key not in self.book.entries:
+            return match.group(0)
+        self.cited.append(key)
+        entry = self.book.entries[key]
+        if match.group(1):
+            return self.book.years[key]
+        return f"{entry.author_text()} ({self.book.years[key]})"
