@@ -111,12 +111,7 @@ def answers(root: Path, name: str) -> dict[str, str]:
     """Every answer of chapter `name`, each with where it comes from."""
     parsed = qmd_module.parse(root / "chapters" / f"{name}.qmd")
     found: dict[str, str] = {}
-    flags = [secret for _, secret in qmd_module.edition_cells(parsed)]
-    path = bookcheck.notebook_path(root, name, "instructor")
-    cells = read(path).cells if path.exists() else []
-    for number, (cell, secret) in enumerate(zip(cells, flags, strict=False)):
-        if not secret:
-            continue
+    for number, cell in _instructor_cells(root, name, solutions=True):
         for line in cell.source.split("\n"):
             found.setdefault(line.strip(), f"solution cell {number}")
         for text in _output_texts(cell):
@@ -134,6 +129,43 @@ def answers(root: Path, name: str) -> dict[str, str]:
     return found
 
 
+def _instructor_cells(root: Path, name: str, solutions: bool) -> list:
+    """(number, cell) of the instructor notebook's solution cells, or of
+    its other cells; which is which is known from the chapter."""
+    return [
+        (number, cell)
+        for number, cell, secret in _flagged_cells(root, name)
+        if secret == solutions
+    ]
+
+
+_FLAGGED: dict = {}
+
+
+def _flagged_cells(root: Path, name: str) -> list:
+    """(number, cell, is a solution) of the instructor notebook, read once
+    while neither it nor its chapter changes."""
+    chapter = root / "chapters" / f"{name}.qmd"
+    path = bookcheck.notebook_path(root, name, "instructor")
+    if not path.exists():
+        return []
+    stamp = tuple(
+        (p.stat().st_mtime_ns, p.stat().st_size) for p in (chapter, path)
+    )
+    if _FLAGGED.get(path, (None,))[0] != stamp:
+        parsed = qmd_module.parse(chapter)
+        flags = [secret for _, secret in qmd_module.edition_cells(parsed)]
+        cells = read(path).cells
+        flagged = [
+            (number, cell, secret)
+            for number, (cell, secret) in enumerate(
+                zip(cells, flags, strict=False)
+            )
+        ]
+        _FLAGGED[path] = (stamp, flagged)
+    return _FLAGGED[path][1]
+
+
 def _leaves(value) -> list[str]:
     if isinstance(value, dict):
         return [leaf for item in value.values() for leaf in _leaves(item)]
@@ -144,16 +176,17 @@ def _leaves(value) -> list[str]:
 
 def public_text(root: Path, name: str) -> str:
     """What chapter `name` shows learners anyway, made without the
-    converter: its public prose and code, public outputs, and the book's
-    numbers, titles, citations and links."""
+    converter: its public prose and code, the outputs of its public cells,
+    and the book's numbers, titles, citations and links."""
     parsed = qmd_module.parse(root / "chapters" / f"{name}.qmd")
     book = nbmarkdown.load_book(root)
     pieces = [parsed.prose("student")]
     pieces += [chunk.source for chunk in parsed.chunks() if not chunk.solution]
-    path = bookcheck.notebook_path(root, name, "student")
-    if path.exists():
-        for cell in read(path).cells:
-            pieces += _output_texts(cell)
+    # Public outputs as the instructor edition records them (the editions
+    # check keeps the student's equal): a student output never vouches for
+    # itself.
+    for _, cell in _instructor_cells(root, name, solutions=False):
+        pieces += _output_texts(cell)
     for target in book.targets.values():
         pieces += [target.text(), target.number, book.link(target)]
     for key, entry in book.entries.items():
