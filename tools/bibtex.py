@@ -90,7 +90,7 @@ class Entry:
         else:
             text += f" {fields['volume']}" if fields.get("volume") else ""
             text += f", {pages}" if pages else ""
-        text += "."
+        text += "" if text.endswith(".”") else "."
         if fields.get("doi"):
             text += f" <https://doi.org/{fields['doi']}>."
         elif fields.get("url"):
