@@ -10,6 +10,7 @@ with braced or quoted values, `and`-separated authors, a few accents.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -48,7 +49,7 @@ class Entry:
     kind: str
     fields: dict[str, str]
 
-    @property
+    @functools.cached_property
     def families(self) -> list[str]:
         """The authors' family names, in order."""
         return [name[0] for name in _names(self.fields.get("author", ""))]

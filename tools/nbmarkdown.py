@@ -55,6 +55,8 @@ DROPPED_SHORTCODE = re.compile(
 )
 CALLOUT = re.compile(r"\.callout-(\w+)")
 WEBSITE_ONLY = re.compile(r'when-format="?html|\.content-hidden|unless-format')
+# A line starting otherwise is prose: none of the block rules apply to it.
+SPECIAL = frozenset(":#`~{$ ") | {""}
 NEEDS = (
     "Needs Python 3.10 or newer with `torch`, `numpy` and `matplotlib`;"
     " runs top to bottom on a CPU in seconds."
@@ -134,6 +136,9 @@ class Chapter:
             line = lines[index]
             index += 1
             skipping = any(kind == "skip" for kind, _ in self.divs)
+            if fence is None and not skipping and line[:1] not in SPECIAL:
+                out.append(self.inline(line))  # plain prose, the usual line
+                continue
             fence, in_code = code_fence(line, fence)
             if in_code:
                 out += [] if skipping else [line]
@@ -239,6 +244,8 @@ class Chapter:
 
     def inline(self, text: str) -> str:
         """Cross-references, citations and attributes in one line."""
+        if "@" not in text and "{" not in text:
+            return text
         pieces, last = [], 0
         for protected in PROTECTED.finditer(text):
             pieces.append(self._inline(text[last : protected.start()]))

@@ -86,6 +86,8 @@ class Qmd:
     front_matter: str
     # Each part is ("markdown", text, line, solution) or ("code", Chunk).
     parts: list = field(default_factory=list)
+    # (book, cells) from edition_cells, while the book is unchanged.
+    converted: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def metadata(self) -> dict:
@@ -271,26 +273,40 @@ def edition_cells(qmd: Qmd) -> list[tuple[nbformat.NotebookNode, bool]]:
     import nbmarkdown
 
     book = nbmarkdown.load_book(nbmarkdown.find_root(qmd.path))
-    chapter = nbmarkdown.Chapter(book, qmd.path)
+    # Both editions and several checks convert a chapter: translate once.
+    if qmd.converted is None or qmd.converted[0] is not book:
+        qmd.converted = (
+            book,
+            _translate(qmd, nbmarkdown.Chapter(book, qmd.path)),
+        )
+    return [
+        (_cell(kind, source), solution)
+        for kind, source, solution in qmd.converted[1]
+    ]
+
+
+def _translate(qmd: Qmd, chapter) -> list[tuple[str, str, bool]]:
+    """(cell type, source, is a solution) of every cell, in order."""
     cells = []
     for part in qmd.parts:
         if part[0] == "code":
             chunk = part[1]
-            cells.append((_cell("code", chunk.source), chunk.solution))
-            caption = chapter.caption(chunk.options)
-            if caption:
-                cells.append((_cell("markdown", caption), chunk.solution))
+            cells.append(("code", chunk.source, chunk.solution))
+            # Only a figure's chunk has a caption; most chunks skip YAML.
+            if "fig-" in chunk.source:
+                caption = chapter.caption(chunk.options)
+                if caption:
+                    cells.append(("markdown", caption, chunk.solution))
             continue
         _, text, _, solution = part
         text = chapter.markdown(text)
         if text.strip():
-            cells.append((_cell("markdown", text), solution))
+            cells.append(("markdown", text, solution))
         if len(cells) == 1 and chapter.heading:
-            note = chapter.instructor_note()
-            cells.append((_cell("markdown", note), True))
+            cells.append(("markdown", chapter.instructor_note(), True))
     references = chapter.references()
     if references:
-        cells.append((_cell("markdown", references), False))
+        cells.append(("markdown", references, False))
     return cells
 
 
