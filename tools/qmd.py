@@ -1,21 +1,20 @@
 """Read a chapter's `.qmd` source and turn it into notebook cells.
 
-The cells follow `quarto convert`'s rules, so the notebook a learner opens
-matches the page a reader sees:
-
-- the YAML front matter becomes one raw cell;
 - each ```{python} chunk becomes one code cell, its `#|` option lines kept
-  first, exactly as written;
-- everything else (prose, maths, other fenced blocks) becomes markdown
-  cells, one for each stretch between two code cells.
+  first, exactly as written (as `quarto convert` makes it);
+- everything else becomes Markdown cells, one for each stretch between two
+  code cells, written as the website shows it (tools/nbmarkdown.py: a
+  title cell first, numbered references, captions, author-year citations
+  and a References cell last);
+- the YAML front matter reaches no cell.
 
-Two additions. The book keeps worked solutions inside
+The book keeps worked solutions inside
 `::: {.content-visible when-profile="instructor"}` divs: the student edition
 drops those divs with everything in them (code included); the instructor
-edition keeps them, as `quarto convert` would. And a line that only
-includes a website-only partial (`{{< include _explorer-costs.qmd >}}`)
-is left out of both, since a notebook cannot include it; the chapter's
-prose says what the website shows there.
+edition keeps them. The website-only explorers, in
+`::: {.content-visible when-format="html"}` divs of `{ojs}` cells, are left
+out of both, since a notebook cannot run them; the chapter's prose before
+the div says what the website shows there.
 """
 
 from __future__ import annotations
@@ -36,7 +35,6 @@ PYTHON_CHUNK = re.compile(r"^(`{3,})\{python\}\s*$")
 ANY_FENCE = re.compile(r"^(`{3,}|~{3,})")
 DIV_OPEN = re.compile(r"^:{3,}\s*\S")
 DIV_CLOSE = re.compile(r"^:{3,}\s*$")
-PARTIAL_INCLUDE = re.compile(r"^\{\{< include _[\w.-]+\.qmd >\}\}\n?", re.M)
 
 
 # PyYAML's libyaml parser where the wheel has it: the same results as
