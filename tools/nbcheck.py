@@ -238,27 +238,25 @@ def check_no_answers_for_students(root: Path) -> list[str]:
     """No solution's answer, and nothing of the front matter, reaches a
     file a learner receives."""
     problems = []
-    by_chapter: dict[str, tuple[dict, str]] = {}
     for files in STUDENT_FILES:
         for name, path in files(root):
-            if not path.exists():
-                continue
-            if name not in by_chapter:
-                by_chapter[name] = (
-                    answers(root, name),
-                    public_text(root, name),
-                )
-            secrets, public = by_chapter[name]
-            if path.suffix == ".ipynb":
-                text = notebook_text(read(path))
-            else:
-                text = path.read_text(encoding="utf-8")
-            for leak in leaks(text, secrets, public):
-                problems.append(
-                    f"{path.relative_to(root)}: an answer from "
-                    f"chapters/{name}.qmd reaches learners: {leak}"
-                )
+            problems += answers_in(root, name, path)
     return problems
+
+
+def answers_in(root: Path, name: str, path: Path) -> list[str]:
+    """The answers of chapter `name` that file `path` gives away."""
+    if not path.exists():
+        return []
+    if path.suffix == ".ipynb":
+        text = notebook_text(read(path))
+    else:
+        text = path.read_text(encoding="utf-8")
+    return [
+        f"{path.relative_to(root)}: an answer from chapters/{name}.qmd "
+        f"reaches learners: {leak}"
+        for leak in leaks(text, answers(root, name), public_text(root, name))
+    ]
 
 
 CHECKS = [check_no_quarto_syntax, check_no_answers_for_students]
