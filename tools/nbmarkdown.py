@@ -74,7 +74,8 @@ class Chapter:
         self.relative = str(self.path.relative_to(book.root))
         self.name = self.path.stem
         self.cited: list[str] = []
-        self.divs: list[tuple[str, str]] = []  # open divs: (kind, label)
+        # Open divs: (kind, where a callout opened in this stretch or -1).
+        self.divs: list[tuple[str, int]] = []
         self.heading = 0  # how many headings have been translated
 
     # ------------------------------------------------------------- blocks
