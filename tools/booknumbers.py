@@ -37,7 +37,7 @@ LABEL = re.compile(rf"#((?:{KINDS})-[\w-]*\w)")
 ATTR_LABEL = re.compile(rf"\{{[^}}]*#((?:{KINDS})-[\w-]*\w)[^}}]*\}}")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(\{[^{}]*\})?\s*$")
 DIV_OPEN = re.compile(r"^:{3,}\s*\{?([^}]*)\}?\s*$")
-DIV_CLOSE = re.compile(r"^:{3,}\s*$")
+DIV_CLOSE = qmd.DIV_CLOSE
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 
 
