@@ -364,3 +364,18 @@ def test_same_authors_same_year_get_letters(tmp_path):
     two += "@article{a2, author={Solo, H.}, title={A}, year={2020}}\n"
     path.write_text(two, encoding="utf-8")
     assert bibtex.years(bibtex.read(path)) == {"a2": "2020a", "a1": "2020b"}
+
+
+def test_a_chapter_not_yet_in_the_book_still_converts(book):
+    # A new chapter before `_quarto.yml` lists it: no numbers, no crash
+    # (bookcheck's check_quarto_files names the missing entry).
+    path = book / "chapters" / "new.qmd"
+    path.write_text(
+        ONE.replace("{#sec-one}", "{#sec-new}").replace("-a}", "-n}"),
+        encoding="utf-8",
+    )
+    notebook = qmd.to_notebook(qmd.parse(path), "student")
+    text = "\n".join(cell.source for cell in notebook.cells)
+    assert "$$\ny = x\n$$" in text
+    assert "**Exercise** First task" in text
+    assert "**Table:** A table of" in text

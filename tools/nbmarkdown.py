@@ -155,9 +155,10 @@ class Chapter:
                 out += self._heading(*HEADING.match(line).groups())
             elif EQUATION.match(line):
                 before, label = EQUATION.match(line).groups()
-                tag = f"\\tag{{{self.book.targets[label].number}}}"
-                before = self.inline(before).rstrip()
-                out += [f"{before} {tag}".lstrip(), "$$"]
+                number = self._number(label, "")
+                tag = f"\\tag{{{number}}}" if number else ""
+                last = f"{self.inline(before).rstrip()} {tag}".strip()
+                out += [last, "$$"] if last else ["$$"]
             elif TABLE_CAPTION.match(line):
                 self._table_caption(*TABLE_CAPTION.match(line).groups(), out)
             else:
@@ -174,7 +175,7 @@ class Chapter:
         if WEBSITE_ONLY.search(attributes):
             kind = "skip"
         elif label and label.group(1).startswith("exr-"):
-            number = self.book.targets[label.group(1)].text()
+            number = self._number(label.group(1), "Exercise")
             title, index = self._div_title(lines, index)
             kind_line = ""
             while index < len(lines) and not lines[index].strip():
@@ -208,7 +209,7 @@ class Chapter:
                 )
                 + 1
             )
-            number = self.book.targets[kind].text()
+            number = self._number(kind, "Figure")
             out[last:] = [f"**{number}:** " + " ".join(out[last:])]
 
     def _div_title(self, lines, index: int) -> tuple[str, int]:
@@ -238,8 +239,16 @@ class Chapter:
         start = end
         while start and out[start - 1].lstrip().startswith("|"):
             start -= 1
-        number = self.book.targets[label].text()
+        number = self._number(label, "Table")
         out[start:start] = [f"**{number}:** {self.inline(text)}", ""]
+
+    def _number(self, label: str, unknown: str) -> str:
+        """A label's text ("Table 1.1"; an equation's bare number), or
+        `unknown` for a chapter that `_quarto.yml` does not list yet."""
+        target = self.book.targets.get(label)
+        if target is None:
+            return unknown
+        return target.number if target.kind == "eq" else target.text()
 
     # ------------------------------------------------------------- inline
 
