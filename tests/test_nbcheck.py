@@ -47,6 +47,8 @@ def add_markdown(book, text, edition="student"):
         ("## A section {#sec-planted}", "an attribute"),
         ("## Further reading {.unnumbered}", "an attribute"),
         ("{{< include _explorer-costs.qmd >}}", "a shortcode"),
+        ("A note.^[Said in passing.]", "a footnote"),
+        ("As @Fig-prenorm-block shows.", "a cross-reference"),
     ],
 )
 def test_each_kind_of_quarto_syntax_is_found(planted, kind):

@@ -57,6 +57,7 @@ x = 1
 ```
 
 See @fig-a, @eq-a, [-@eq-a], @tbl-a, @sec-two-b, @sec-two and @exr-one-b.
+@Fig-a starts a sentence.^[A note, with @eq-a.] Another.^[Plain.]
 As @solo2020one showed [@duo2019two; see @trio2018three, p. 3], and
 [-@solo2020one]. Unknown: @unknown2020x. Code `@fig-a` and $a@b$ stay.
 
@@ -222,7 +223,12 @@ def test_cross_references_are_numbered_links(book):
     assert f" [1.1]({page}#eq-a), [Table 1.1]({page}#tbl-a)," in text
     assert f"[Section 2.2]({SITE}chapters/two.html#sec-two-b)" in text
     assert f", [Chapter 2]({SITE}chapters/two.html) and [Ex" in text
-    assert f"[Exercise 1.2]({page}#exr-one-b)." in text
+    assert (
+        f"[Exercise 1.2]({page}#exr-one-b).\n[Figure 1.1]({page}#fig-a)"
+        in text
+    )
+    assert f"sentence. (A note, with [Equation 1.1]({page}#eq-a).)" in text
+    assert "Another. (Plain.)" in text
     assert "Code `@fig-a` and $a@b$ stay." in text
 
 

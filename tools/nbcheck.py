@@ -36,6 +36,7 @@ QUARTO_SYNTAX = {
     "a div fence": re.compile(r"^\s*(>\s*)?:{3,}", re.M),
     "an attribute": re.compile(r"\{[#.][^}\n]*\}|\{-\}"),
     "a shortcode": re.compile(r"\{\{<"),
+    "a footnote": re.compile(r"\^\["),
 }
 CODE = re.compile(
     r"^(`{3,}|~{3,}).*?^\1[ \t]*$|(`+)(?:(?!\2).)+?\2", re.S | re.M

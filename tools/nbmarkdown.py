@@ -40,7 +40,9 @@ from booknumbers import (
     load_book,
 )
 
-XREF = re.compile(rf"(?<![\w@])(-?)@((?:{KINDS})-[\w-]*\w)")
+# `@Fig-x` is Quarto's capitalised form of `@fig-x`; both read "Figure".
+XREF = re.compile(rf"(?<![\w@])(-?)@((?i:{KINDS})-[\w-]*\w)")
+FOOTNOTE = re.compile(r"\^\[([^\[\]]*)\]")
 CITE = re.compile(r"(?<![\w@./-])(-?)@([A-Za-z_][\w:.#$%&+?<>~/-]*\w)")
 BRACKETS = re.compile(r"\[([^\[\]]*@[^\[\]]*)\](?![(\[{])")
 ITEM = re.compile(r"^(.*?)(-?)@([\w:.#$%&+?<>~/-]*\w)(.*)$", re.S)
@@ -254,8 +256,8 @@ class Chapter:
 
     def inline(self, text: str) -> str:
         """Cross-references, citations and attributes in one line."""
-        if "@" not in text and "{" not in text:
-            return text
+        if "@" not in text and "{" not in text and "^[" not in text:
+            return text  # nothing to translate, the usual case
         pieces, last = [], 0
         for protected in PROTECTED.finditer(text):
             pieces.append(self._inline(text[last : protected.start()]))
@@ -265,6 +267,8 @@ class Chapter:
         return "".join(pieces)
 
     def _inline(self, text: str) -> str:
+        # Jupyter has no footnotes: an inline note reads as a parenthesis.
+        text = FOOTNOTE.sub(r" (\1)", text)
         text = BRACKETS.sub(self._bracketed, text)
         text = XREF.sub(lambda m: self._xref(m.group(2), m.group(1)), text)
         text = CITE.sub(self._narrative, text)
@@ -272,7 +276,7 @@ class Chapter:
         return ATTRIBUTES.sub("", text)
 
     def _xref(self, label: str, minus: str = "") -> str:
-        target = self.book.targets.get(label)
+        target = self.book.targets.get(label[:1].lower() + label[1:])
         if target is None:
             return f"@{label}"  # unresolved: bookcheck reports it
         text = target.number if minus else target.text()
