@@ -212,7 +212,40 @@ def number_differences(root, site) -> tuple[list[str], int]:
                 f"{len(theirs)}"
             )
         compared += len(mine_refs) + len(mine)
+        problems += citation_differences(site, name, path)
     return problems, compared
+
+
+SITE_CITATION = re.compile(r'<span class="citation"[^>]*>(.*?)</span>', re.S)
+SITE_ENTRY = re.compile(
+    r'<div id="ref-[^"]*" class="csl-entry"[^>]*>(.*?)</div>', re.S
+)
+
+
+def citation_differences(site, name: str, path) -> list[str]:
+    """Citations and bibliography entries the notebook writes otherwise
+    than the website: each citation as often, each entry word for word."""
+    page = (site / "chapters" / f"{name}.html").read_text("utf-8")
+    cells = [
+        c.source for c in nbcheck.read(path).cells if c.cell_type == "markdown"
+    ]
+    references = cells[-1] if cells[-1].startswith("## References") else ""
+    prose = "\n".join(cells[:-1] if references else cells)
+    problems = []
+    cited = [_plain(text) for text in SITE_CITATION.findall(page)]
+    for text in sorted(set(cited)):
+        if prose.count(text) != cited.count(text):
+            problems.append(
+                f"{path.name}: the website cites {text!r} "
+                f"{cited.count(text)} times, the notebook {prose.count(text)}"
+            )
+    bibliography = (site / "chapters" / "references.html").read_text("utf-8")
+    entries = {_plain(entry) for entry in SITE_ENTRY.findall(bibliography)}
+    for entry in references.split("\n\n")[1:]:
+        plain = re.sub(r"[*<>]", "", entry)
+        if plain not in entries:
+            problems.append(f"{path.name}: {plain!r} is not on the website")
+    return problems
 
 
 @needs_quarto
@@ -223,14 +256,18 @@ def test_notebook_numbers_match_the_website(website):
 
 
 @needs_quarto
-def test_a_wrong_number_is_caught(website, tmp_path):
+def test_a_wrong_number_or_citation_is_caught(website, tmp_path):
     root, site = website
     copy = copy_book(tmp_path / "book")
     path = bookcheck.notebook_path(copy, "mechanics", "student")
     text = path.read_text("utf-8")
     assert "**Exercise 2.3**" in text and "[Figure 2.1](" in text
     text = text.replace("**Exercise 2.3**", "**Exercise 2.4**", 1)
-    path.write_text(text.replace("[Figure 2.1](", "[Figure 2.2](", 1))
+    text = text.replace("[Figure 2.1](", "[Figure 2.2](", 1)
+    text = text.replace("(Ba et al. 2016)", "(Ba, Kiros, and Hinton 2016)")
+    path.write_text(text.replace("Hinton. 2016.", "Hinton. 2016a."))
     problems, _ = number_differences(copy, site)
     assert [p for p in problems if "'Figure 2.2' links to" in p]
     assert [p for p in problems if "'Exercise 2.4', website" in p]
+    assert [p for p in problems if "cites '(Ba et al. 2016)'" in p]
+    assert [p for p in problems if "2016a." in p and "not on the" in p]
