@@ -56,7 +56,9 @@ def kernel_exporter(directory: str, dpi: int, save) -> None:
     Self-contained (its source is sent to the kernel), so it imports what
     it needs; `save` is `save_figure`.
     """
+    import importlib
     import re
+    import sys
 
     from IPython import get_ipython
     from matplotlib.figure import Figure
@@ -81,12 +83,13 @@ def kernel_exporter(directory: str, dpi: int, save) -> None:
         found = label_line.search(info.raw_cell or "")
         state["label"] = found.group(1) if found else None
         state["shown"] = 0
-        # matplotlib's inline backend registers its PNG formatter when
-        # pyplot is first imported, so wrap it on every cell until it is.
-        try:
-            current = png_formatter.lookup_by_type(Figure)
-        except KeyError:
-            return
+        if "matplotlib.pyplot" not in sys.modules:
+            return  # no figure yet; the book imports pyplot in its style cell
+        # The inline backend registers its PNG formatter when pyplot first
+        # needs a backend, which may be in the middle of this cell: load it
+        # now (as that would), so the formatter exists to be wrapped.
+        importlib.import_module("matplotlib_inline.backend_inline")
+        current = png_formatter.lookup_by_type(Figure)
         if not getattr(current, "exports_figures", False):
             png_formatter.for_type(Figure, wrap(current))
 

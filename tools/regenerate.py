@@ -14,8 +14,8 @@ each executed top to bottom in a fresh kernel and saved with its outputs.
 While the instructor edition executes, every labelled figure is saved to
 `figures/<label>.png` (300 dpi) and `figures/<label>.svg`
 (tools/figure_export.py); last, `figures/README.md`, the index of captions
-and alt text, is rewritten. Running it twice gives byte-identical files. Outputs are never edited by hand: edit the
-chapter and run this again.
+and alt text, is rewritten. Running it twice gives byte-identical files.
+Outputs are never edited by hand: edit the chapter and run this again.
 """
 
 from __future__ import annotations
