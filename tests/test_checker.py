@@ -151,9 +151,14 @@ def test_missing_exported_figure_is_reported(book, suffix):
 def test_screen_resolution_export_is_reported(book):
     # The notebook's own 100-dpi PNG copied over the print export.
     path = book / "notebooks" / "instructor" / "intuition.ipynb"
-    for cell in nbformat.read(path, 4).cells:
-        if "label: fig-prenorm-block" in cell.source:
-            data = cell.outputs[0]["data"]["image/png"]
+    images = [
+        output["data"]["image/png"]
+        for cell in nbformat.read(path, 4).cells
+        if "label: fig-prenorm-block" in cell.source
+        for output in cell.outputs
+        if "image/png" in output.get("data", {})
+    ]
+    data = images[0]
     figure = book / "figures" / "fig-prenorm-block.png"
     figure.write_bytes(base64.b64decode(data))
     problems = bookcheck.check_exported_figures(book)
