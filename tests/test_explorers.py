@@ -466,9 +466,7 @@ def adam_state_bytes(sizes: Sizes, mixed: bool) -> dict[str, int]:
         for p, p_low in zip(master, model.parameters(), strict=True):
             p.grad = p_low.grad.float()
     optimizer.step()
-    moments = [
-        T for state in optimizer.state.values() for T in state.values()
-    ]
+    moments = [T for state in optimizer.state.values() for T in state.values()]
     return {
         "weights": sum(tensor_bytes(p) for p in model.parameters()),
         "gradients": sum(tensor_bytes(p.grad) for p in model.parameters()),
