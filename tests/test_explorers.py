@@ -108,6 +108,22 @@ FLOP_CASES = [
 ]
 
 
+def kv_choices(sizes: Sizes) -> list[int]:
+    """Key-value heads to try: all heads, half of them, and one."""
+    return sorted({sizes.H, max(1, sizes.H // 2), 1}, reverse=True)
+
+
+KV_CASES = [(s, kv) for s in COST_CASES for kv in kv_choices(s)]
+# Small enough to build a block and run Adam or autograd in milliseconds.
+SAVED_CASES = COST_CASES[:4]
+STATE_CASES = COST_CASES[:3]
+
+
+def state_parameters(sizes: Sizes) -> int:
+    """Parameters of adam_state_bytes' model: a norm and an FFN."""
+    return 2 * sizes.D * sizes.Dff + sizes.Dff + 3 * sizes.D
+
+
 def js_calls() -> list:
     """Every call the tests make, evaluated in one Node process."""
     calls = [["layerNorm", [z, eps]] for z, eps in LAYER_NORM_CASES]
@@ -118,6 +134,20 @@ def js_calls() -> list:
         calls.append(["blockFlops", [sizes.S, sizes.D, sizes.Dff]])
     calls += [["blockFlops", list(case)] for case in FLOP_CASES]
     calls += [["crossovers", [D, 4 * D]] for D in (64, 768)]
+    for nbytes in dtype_bytes().values():
+        calls += [
+            ["kvCacheBytes", [s.B, s.S, s.D, s.H, kv, nbytes]]
+            for s, kv in KV_CASES
+        ]
+        calls += [
+            ["savedActivationBytes", activation_args(s, nbytes)]
+            for s in SAVED_CASES
+        ]
+    for sizes in STATE_CASES:
+        calls += [
+            ["trainingStateBytes", [state_parameters(sizes), mixed]]
+            for mixed in (False, True)
+        ]
     return calls
 
 
@@ -417,14 +447,6 @@ def test_flops_agree_with_the_systems_chapter(js, systems, S, D, Dff):
 # ----------------------------------- memory for training and for inference
 
 
-def kv_choices(sizes: Sizes) -> list[int]:
-    """Key-value heads to try: all heads, half of them, and one."""
-    return sorted({sizes.H, max(1, sizes.H // 2), 1}, reverse=True)
-
-
-KV_CASES = [(s, kv) for s in COST_CASES for kv in kv_choices(s)]
-
-
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(("sizes", "KV"), KV_CASES, ids=str)
 def test_kv_cache_bytes_match_real_projections(js, systems, sizes, KV, dtype):
@@ -476,10 +498,10 @@ def adam_state_bytes(sizes: Sizes, mixed: bool) -> dict[str, int]:
 
 
 @pytest.mark.parametrize("mixed", [False, True], ids=["float32", "mixed"])
-@pytest.mark.parametrize("sizes", COST_CASES[:3], ids=str)
+@pytest.mark.parametrize("sizes", STATE_CASES, ids=str)
 def test_training_state_matches_adam(js, systems, sizes, mixed):
     measured = adam_state_bytes(sizes, mixed)
-    P = sizes.D * sizes.Dff * 2 + sizes.Dff + 3 * sizes.D
+    P = state_parameters(sizes)
     result = js("trainingStateBytes", P, mixed)
     where = f"trainingStateBytes for {sizes}, mixed={mixed}"
     assert {k: result[k] for k in measured} == measured, where
@@ -521,7 +543,7 @@ def fused_block_saved_bytes(sizes: Sizes, kind) -> int:
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("sizes", COST_CASES, ids=str)
+@pytest.mark.parametrize("sizes", SAVED_CASES, ids=str)
 def test_saved_activation_bytes_match_autograd(js, sizes, dtype):
     measured = fused_block_saved_bytes(sizes, getattr(torch, dtype))
     nbytes = dtype_bytes()[dtype]
