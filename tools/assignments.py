@@ -1,7 +1,7 @@
 """Graded assignments, built with otter-grader from the chapters.
 
     python tools/assignments.py build [chapter ...]  # autograder bundles
-    python tools/assignments.py grade CHAPTER SUBMISSION.ipynb ...
+    python tools/assignments.py grade CHAPTER SUBMISSION.ipynb ...  # CSV
 
 Each chapter with graded exercises becomes an otter "master" notebook, made
 from the same cells as the instructor notebook (`qmd.edition_cells`), and
@@ -32,11 +32,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import csv
 import io
+import json
+import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -183,7 +189,9 @@ def test_function(code: str) -> str:
     blocks = re.split(r"\n(?=\S)", code)
     defs = [block for block in blocks if block.startswith("def test_")]
     if len(defs) != 1:
-        raise ValueError(f"a hidden test chunk needs one def test_...:\n{code}")
+        raise ValueError(
+            f"a hidden test chunk needs one def test_...:\n{code}"
+        )
     return defs[0].rstrip()
 
 
@@ -230,7 +238,9 @@ def master_notebook(name: str) -> nbformat.NotebookNode:
         cells.append(nbformat.v4.new_code_cell(public))
         share = question.hidden_points / len(question.hidden)
         for test in question.hidden:
-            config = f'""" # BEGIN TEST CONFIG\nhidden: true\npoints: {share:g}'
+            config = (
+                f'""" # BEGIN TEST CONFIG\nhidden: true\npoints: {share:g}'
+            )
             source = f'{config}\n""" # END TEST CONFIG\n{test}'
             cells.append(nbformat.v4.new_code_cell(source))
         cells.append(raw("# END TESTS"))
@@ -243,10 +253,10 @@ def raw(source: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_raw_cell(source)
 
 
-def graded_chapters() -> list[str]:
+def graded_chapters(root: Path = ROOT) -> list[str]:
     """Chapters with at least one exercise worth points."""
     names = []
-    for path in sorted((ROOT / "chapters").glob("*.qmd")):
+    for path in sorted((root / "chapters").glob("*.qmd")):
         if POINTS.search(path.read_text(encoding="utf-8")):
             names.append(path.stem)
     return names
@@ -275,6 +285,86 @@ def student_assignment(name: str) -> nbformat.NotebookNode:
     return notebook
 
 
+def bundle(name: str, destination: Path):
+    """`otter assign` into destination: (student notebook, test files).
+
+    The test files are the autograder's, hidden tests included, as
+    {question name: source of tests/<question>.py}.
+    """
+    result = run_otter_assign(name, destination)
+    student = nbformat.read(result / "student" / f"{name}.ipynb", 4)
+    archive = next((result / "autograder").glob("*.zip"))
+    with zipfile.ZipFile(archive) as bundled:
+        tests = {
+            Path(item).stem: bundled.read(item).decode("utf-8")
+            for item in bundled.namelist()
+            if item.startswith("tests/") and item.endswith(".py")
+        }
+    return student, tests
+
+
+def solution_traces(name: str, root: Path = ROOT) -> list[str]:
+    """Lines only a solution has: its distinctive code and printed text.
+
+    Code lines of the instructor-only cells (solutions, hidden tests) and
+    lines those cells print in the instructor notebook, of 20 characters
+    or more, that no public cell of the chapter contains or prints.
+    """
+    parsed = qmd.parse(root / "chapters" / f"{name}.qmd")
+    instructor = nbformat.read(
+        root / "notebooks" / "instructor" / f"{name}.ipynb", 4
+    )
+    public, secret = [], []
+    cells = zip(qmd.edition_cells(parsed), instructor.cells, strict=True)
+    for (_, is_secret), cell in cells:
+        text = [cell.source]
+        for output in cell.get("outputs", []):
+            text.append(output.get("text", ""))
+            text.append(output.get("data", {}).get("text/plain", ""))
+        (secret if is_secret else public).append("\n".join(text))
+    seen = "\n".join(public)
+    traces = set()
+    for text in secret:
+        for line in text.split("\n"):
+            line = line.strip()
+            if len(line) >= 20 and line not in seen and "#|" not in line:
+                traces.add(line)
+    return sorted(traces)
+
+
+def student_artefacts(name: str, root: Path = ROOT) -> dict[str, str]:
+    """Every student file of a chapter, as {path: text}."""
+    paths = [root / "notebooks" / f"{name}.ipynb"]
+    paths.append(root / "assignments" / f"{name}.ipynb")
+    return {
+        str(path.relative_to(root)): path.read_text(encoding="utf-8")
+        for path in paths
+        if path.exists()
+    }
+
+
+def check_no_solution_leaks(root: Path = ROOT) -> list[str]:
+    """Problems: a solution's code or printed line in a student file."""
+    problems = []
+    for name in graded_chapters(root):
+        traces = solution_traces(name, root)
+        for path, text in student_artefacts(name, root).items():
+            # Notebook JSON escapes quotes and backslashes; compare cells.
+            notebook = nbformat.reads(text, 4)
+            content = "\n".join(
+                [cell.source for cell in notebook.cells]
+                + [str(cell.get("outputs", "")) for cell in notebook.cells]
+                + [str(notebook.metadata)]
+            )
+            leaked = [line for line in traces if line in content]
+            if leaked:
+                problems.append(
+                    f"{path}: contains solution text from chapters/"
+                    f"{name}.qmd: {leaked[0]!r}"
+                )
+    return problems
+
+
 def write_student_assignment(name: str) -> Path:
     path = ASSIGNMENTS / f"{name}.ipynb"
     path.parent.mkdir(exist_ok=True)
@@ -291,11 +381,61 @@ def build(name: str) -> Path:
     return next((result / "autograder").glob("*.zip"))
 
 
+def otter_run(archive: Path, submission: Path, output: Path) -> dict:
+    """`otter run` (local, no Docker) on one notebook: {question: score}."""
+    output.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "otter", "run", "-a", str(archive)]
+    command += [str(submission), "-o", str(output)]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    subprocess.run(command, capture_output=True, env=env, check=False)
+    results = output / "results.json"
+    if not results.exists():
+        return {}
+    tests = json.loads(results.read_text(encoding="utf-8"))["tests"]
+    return {t["name"]: t["score"] for t in tests if "max_score" in t}
+
+
+def grade(name: str, submissions: list[Path], jobs: int = 2) -> Path:
+    """Grade every submission with `otter run`; write grades.csv."""
+    archive = next((BUNDLES / name / "dist" / "autograder").glob("*.zip"))
+    names = [q.name for q in questions(qmd.parse(chapter_path(name)))]
+    outputs = [BUNDLES / name / "results" / s.stem for s in submissions]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        scores = list(
+            pool.map(
+                otter_run, [archive] * len(submissions), submissions, outputs
+            )
+        )
+    table = BUNDLES / name / "grades.csv"
+    with table.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["submission", *names, "total"])
+        for submission, score in zip(submissions, scores, strict=True):
+            row = [score.get(q, 0) for q in names]
+            writer.writerow([submission.name, *row, sum(row)])
+    return table
+
+
+def chapter_path(name: str) -> Path:
+    return ROOT / "chapters" / f"{name}.qmd"
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=["build"])
-    parser.add_argument("chapters", nargs="*")
+    parser.add_argument("command", choices=["build", "grade"])
+    parser.add_argument(
+        "chapters",
+        nargs="*",
+        help="chapters; for grade, "
+        "one chapter and then the submitted notebooks",
+    )
+    parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
+    if args.command == "grade":
+        name, *submissions = args.chapters
+        table = grade(name, [Path(s) for s in submissions], args.jobs)
+        print(f"{name}: {len(submissions)} graded, {table}")
+        return
     for name in args.chapters or graded_chapters():
         print(f"{name}: {build(name).relative_to(ROOT)}")
 

@@ -11,8 +11,10 @@ then writes
 - `notebooks/instructor/<name>.ipynb`: the instructor edition,
 
 each executed top to bottom in a fresh kernel and saved with its outputs.
-Last it exports every labelled figure to `figures/<label>.png` and rewrites
-`figures/README.md`, the index of captions and alt text. Running it twice
+Then it exports every labelled figure to `figures/<label>.png` and rewrites
+`figures/README.md`, the index of captions and alt text, and last writes
+the student assignment `assignments/<name>.ipynb` of each chapter with
+graded exercises (tools/assignments.py, with otter-grader). Running it twice
 gives byte-identical files. Outputs are never edited by hand: edit the
 chapter and run this again.
 """
@@ -30,6 +32,7 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import assignments  # noqa: E402
 import links  # noqa: E402
 import qmd as qmd_module  # noqa: E402
 from bookcheck import REGENERATE, ROOT, notebook_chapters  # noqa: E402
@@ -228,6 +231,10 @@ def main(argv: list[str] | None = None) -> None:
             print(line, flush=True)
     export_figures()
     print(f"figures: {len(list(FIGURES.glob('*.png')))} exported")
+    for name in names:
+        if name in assignments.graded_chapters():
+            path = assignments.write_student_assignment(name)
+            print(f"{name}: assignment {path.relative_to(ROOT)} written")
 
 
 def warm_font_cache() -> None:
