@@ -2,11 +2,12 @@
 
 import re
 
-import assignments
 import bookcheck
 import pytest
 import qmd
 from conftest import ROOT
+
+import assignments
 
 COURSE = ROOT / "chapters" / "course.qmd"
 EXERCISE = re.compile(
@@ -156,3 +157,50 @@ def test_chapters_end_with_misconceptions_summary_exercises(name):
     assert tail == ["Common misconceptions", "Summary", "Exercises"], (
         f"chapters/{name}.qmd: ends with {headings[-3:]}"
     )
+
+
+def quiz_problems(chapter_text: str, partial_text: str) -> list[str]:
+    """Where the quiz's hashed keys disagree with the instructor's key."""
+    import hashlib
+
+    instructor = chapter_text.split("### Checkpoint quiz", 1)[1]
+    key = dict(re.findall(r"^(\d)\. \(([a-d])\) ", instructor, re.M))
+    notebook = dict(
+        re.findall(r'^    (\d): "([0-9a-f]{64})",$', chapter_text, re.M)
+    )
+    site = dict(
+        re.findall(
+            r'data-question="(\d)" data-key="([0-9a-f]{64})"', partial_text
+        )
+    )
+    problems = []
+    for where, hashes in (("notebook", notebook), ("website", site)):
+        if sorted(hashes) != sorted(key) or len(key) != 5:
+            problems.append(f"{where}: questions {sorted(hashes)}, key {key}")
+            continue
+        for question, digest in hashes.items():
+            right = [
+                letter
+                for letter in "abcd"
+                if hashlib.sha256(
+                    f"checkpoint-{question}:{letter}".encode()
+                ).hexdigest()
+                == digest
+            ]
+            if right != [key[question]]:
+                problems.append(
+                    f"{where}: question {question} accepts {right}, the "
+                    f"instructor's key says {key[question]}"
+                )
+    return problems
+
+
+def test_quiz_checks_agree_with_the_instructor_key():
+    chapter_text = (ROOT / "chapters" / "maths-and-code.qmd").read_text(
+        "utf-8"
+    )
+    partial = (ROOT / "chapters" / "_quiz-checkpoint.qmd").read_text("utf-8")
+    assert not quiz_problems(chapter_text, partial)
+    # A key for the wrong letter is caught, on either side.
+    wrong = chapter_text.replace("1. (b) ", "1. (c) ", 1)
+    assert len(quiz_problems(wrong, partial)) == 2

@@ -119,6 +119,11 @@ def wrong_post_norm_blocks(ns):
         H = self.norm_attn(X + attention(self, X))
         return self.norm_ffn(H + 0.5 * self.ffn(H))
 
+    def relu_ffn(self, X):
+        H = self.norm_attn(X + attention(self, X))
+        G = self.ffn[2](torch.relu(self.ffn[0](H)))
+        return self.norm_ffn(H + G)
+
     def returns_tuple(self, X):
         return ns["PostNormBlock"].forward(self, X, need_weights=True)
 
@@ -126,14 +131,15 @@ def wrong_post_norm_blocks(ns):
         "pre-norm": (ns["PreNormBlock"], "computes pre-norm"),
         "no attention residual": (
             post_norm_variant(ns, no_residual),
-            "residual around attention is missing",
+            "check each residual sum",
         ),
         "no FFN residual": (
             post_norm_variant(ns, no_ffn_residual),
-            "residual around the FFN is missing",
+            "check each residual sum",
         ),
         "no mask": (post_norm_variant(ns, no_mask), "without the causal mask"),
         "swapped norms": (post_norm_variant(ns, swapped), "swapped"),
+        "ReLU FFN": (post_norm_variant(ns, relu_ffn), "with a ReLU FFN"),
         "other mistake": (post_norm_variant(ns, scaled), "differs from"),
         "tuple": (post_norm_variant(ns, returns_tuple), "returned a tuple"),
     }
@@ -147,6 +153,7 @@ def wrong_post_norm_blocks(ns):
         "no FFN residual",
         "no mask",
         "swapped norms",
+        "ReLU FFN",
         "other mistake",
         "tuple",
     ],
@@ -186,25 +193,30 @@ def test_padding_check_names_the_mistake(ns, printed):
     def positions(lengths, length):
         return torch.arange(length)[None, :], lengths[:, None]
 
+    def right_padding(lengths, length):
+        row, column = positions(lengths, length)
+        return row >= column  # the chapter's mask, for right padding
+
     def inverted(lengths, length):
         row, column = positions(lengths, length)
-        return row < column
+        return row >= length - column
 
     def off_by_one(lengths, length):
         row, column = positions(lengths, length)
-        return row > column
+        return row <= length - column
 
     def as_float(lengths, length):
         row, column = positions(lengths, length)
-        return (row >= column).float()
+        return (row < length - column).float()
 
     def transposed(lengths, length):
         row, column = positions(lengths, length)
-        return (row >= column).T
+        return (row < length - column).T
 
     cases = [
+        (right_padding, "every padded position comes first"),
         (inverted, "True marks the real tokens"),
-        (off_by_one, "should be"),
+        (off_by_one, "marks 1 positions"),
         (as_float, "dtype torch.float32"),
         (transposed, "returned shape (4, 2)"),
         ("mask", "expected a function"),
@@ -244,8 +256,17 @@ def test_zero_branch_check_names_the_mistake(ns, printed):
             return torch.equal(block(X), X)
 
     def wrong_width(block):
-        X = torch.ones(1, 3, 8)
+        X = torch.ones(1, 3, 6)  # the running example's width, hard-coded
         return torch.equal(block(X), X)
+
+    def both_silenced_only(block):
+        quiet = copy.deepcopy(block)
+        with torch.no_grad():
+            for layer in (quiet.attn.out_proj, quiet.ffn[2]):
+                layer.weight.zero_()
+                layer.bias.zero_()
+            X = torch.randn(2, 5, block.config.width)
+            return torch.equal(quiet(X), X)
 
     def returns_tensor(block):
         return torch.tensor(1.0)
@@ -255,7 +276,8 @@ def test_zero_branch_check_names_the_mistake(ns, printed):
         (shape_only, "cannot catch a broken residual"),
         (attention_only_vs_input, "rejected a correct pre-norm block"),
         (zeroes_in_place, "changed the block it was given"),
-        (wrong_width, "on a block of width 6"),
+        (wrong_width, "on a block of width 8"),
+        (both_silenced_only, "without norm_ffn"),
         (returns_tensor, "returned a Tensor"),
         (None, "expected a function"),
     ]
@@ -424,3 +446,19 @@ def test_gradient_check_accepts_tensor_values(ns, printed):
 
     result, out = printed(ns["check_gradient_norms"], as_tensors)
     assert result is True, out
+
+
+# ------------------------------------------------------------- the quiz
+
+
+def test_quiz_check_says_right_or_wrong_without_the_key(ns, printed):
+    said = [printed(ns["check_quiz"], 4, letter) for letter in "abcd"]
+    assert [verdict for verdict, _ in said].count(True) == 1
+    for verdict, sentence in said:
+        assert sentence == (
+            "Right."
+            if verdict
+            else "Not this one; reread the section and try again."
+        )
+    assert printed(ns["check_quiz"], 6, "a")[0] is False
+    assert printed(ns["check_quiz"], 1, "e")[0] is False
