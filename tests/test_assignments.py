@@ -11,6 +11,7 @@ import functools
 import tempfile
 from pathlib import Path
 
+import leaks
 import nbformat
 import pytest
 from conftest import ROOT, LazyModule, copy_book
@@ -333,7 +334,7 @@ def test_planted_wrong_answers_lose_the_points(name, chapter):
 
 
 def test_no_solution_text_in_student_artefacts():
-    assert not assignments.check_no_solution_leaks(ROOT)
+    assert not leaks.check_no_solution_leaks(ROOT)
 
 
 def test_a_planted_solution_line_is_found(tmp_path):
@@ -344,11 +345,11 @@ def test_a_planted_solution_line_is_found(tmp_path):
         (book / "assignments" / source.name).write_text(
             source.read_text("utf-8"), encoding="utf-8"
         )
-    assert not assignments.check_no_solution_leaks(book)
-    trace = assignments.solution_traces("systems", book)[0]
+    assert not leaks.check_no_solution_leaks(book)
+    trace = leaks.solution_traces("systems", book)[0]
     path = book / "assignments" / "systems.ipynb"
     notebook = nbformat.read(path, 4)
     notebook.cells[-1].source += "\n" + trace
     nbformat.write(notebook, path)
-    problems = assignments.check_no_solution_leaks(book)
+    problems = leaks.check_no_solution_leaks(book)
     assert [p for p in problems if "assignments/systems.ipynb" in p]
