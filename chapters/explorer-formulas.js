@@ -1,7 +1,7 @@
 // Formulas behind the interactive explorers on the website.
 //
-// The explorers (chapters/_explorer-layernorm.qmd, chapters/_explorer-costs.qmd)
-// import these pure functions in their {ojs} cells, and
+// The explorers (website-only {ojs} cells in chapters/mechanics.qmd and
+// chapters/systems.qmd) import these pure functions in their {ojs} cells, and
 // tests/test_explorers.py runs the same functions with Node and compares
 // them with PyTorch and with the formulas of the mechanics and systems
 // chapters. Change a formula here and the test tells you whether the book

@@ -133,11 +133,15 @@ def test_broken_sources_name_file_and_line(tmp_path, text, line, words):
     assert words in str(error.value)
 
 
-def test_website_only_partials_are_left_out(tmp_path):
+@pytest.mark.parametrize("edition", qmd.EDITIONS)
+def test_website_only_divs_are_left_out(tmp_path, edition):
     path = tmp_path / "b.qmd"
     path.write_text(
-        "Before.\n\n{{< include _explorer-x.qmd >}}\n\nAfter.\n",
+        "Before.\n\n"
+        '::: {.content-visible when-format="html"}\n'
+        "Explore.\n\n::: {.callout-note}\nInside.\n:::\n\n"
+        "```{ojs}\n:::\n```\n\n:::\n\nAfter.\n",
         encoding="utf-8",
     )
-    cells = qmd.to_notebook(qmd.parse(path), "student").cells
+    cells = qmd.to_notebook(qmd.parse(path), edition).cells
     assert [c.source for c in cells] == ["Before.\n\nAfter."]

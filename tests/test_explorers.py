@@ -1,6 +1,7 @@
 """The explorers' formulas agree with PyTorch and with the book's formulas.
 
-The interactive explorers on the website (chapters/_explorer-*.qmd) compute
+The interactive explorers on the website (the {ojs} cells of the mechanics
+and systems chapters) compute
 with the JavaScript functions in chapters/explorer-formulas.js. These tests
 run those functions with Node on the inputs below and compare every result
 with a Python reference: torch.nn.functional.layer_norm; parameter counts of

@@ -22,10 +22,12 @@ DEV_PROFILE = "_quarto-dev.yml"
 OFFLINE_SCSS = "tools/site/offline.scss"
 OJS_LIBS = ("tools/site/ojs/htl.min.js", "tools/site/ojs/inputs.min.js")
 FORMULAS = "chapters/explorer-formulas.js"
-EXPLORERS = (
-    "chapters/_explorer-layernorm.qmd",
-    "chapters/_explorer-costs.qmd",
+# The chapters with an explorer: a website-only div of {ojs} cells.
+EXPLORERS = ("chapters/mechanics.qmd", "chapters/systems.qmd")
+WEBSITE_DIV = re.compile(
+    r'^::: \{\.content-visible when-format="html"\}\n(.*?)^:::$', re.M | re.S
 )
+OJS_CELL = re.compile(r"^```\{ojs\}\n(.*?)^```$", re.M | re.S)
 VENDORED_LIMIT = 1_500_000  # bytes
 
 
@@ -228,10 +230,9 @@ def test_explorer_formulas_are_copied():
 def test_explorer_loads_everything_from_the_site(relative):
     path = ROOT / relative
     assert path.is_file(), f"{relative} is missing"
-    text = path.read_text(encoding="utf-8")
-    assert re.search(
-        r'^::: \{\.content-visible when-format="html"\}$', text, re.M
-    ), f'{relative}: wrap the explorer in a when-format="html" div'
+    divs = WEBSITE_DIV.findall(path.read_text(encoding="utf-8"))
+    text = "\n".join(div for div in divs if "```{ojs}" in div)
+    assert text, f'{relative}: wrap the explorer in a when-format="html" div'
     sources = re.findall(r'<script src="([^"]+)"', text)
     loaded = {project_path(path.parent / src) for src in sources}
     assert loaded >= set(OJS_LIBS), (
@@ -246,7 +247,7 @@ def test_explorer_loads_everything_from_the_site(relative):
         f"{relative}: needs an ojs cell 'Inputs = window.Inputs' (Quarto's "
         "own Inputs comes from a CDN)"
     )
-    cells = re.findall(r"^```\{ojs\}\n(.*?)^```$", text, re.M | re.S)
+    cells = OJS_CELL.findall(text)
     assert cells, f"{relative}: no {{ojs}} cells"
     assert not any(re.search(r"\bmd`", cell) for cell in cells), (
         f"{relative}: `md` in an ojs cell loads from a CDN; use `html`"
@@ -272,4 +273,32 @@ def test_vendored_files_stay_small():
     total = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     assert total < VENDORED_LIMIT, (
         f"tools/site/ holds {total:,} bytes, more than {VENDORED_LIMIT:,}"
+    )
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted((ROOT / "chapters").glob("*.qmd")) + [ROOT / "index.qmd"],
+    ids=lambda path: path.name,
+)
+def test_ojs_cells_are_in_the_page_and_website_only(path):
+    """Quarto counts a page's {ojs} blocks in the page's own file.
+
+    A block that arrives through {{< include >}} makes it warn "OJS block
+    count mismatch" (and tools/render.sh fail); a block outside a
+    when-format="html" div would reach the PDF and the notebooks.
+    """
+    text = path.read_text(encoding="utf-8")
+    for name in re.findall(r"\{\{< include ([^ ]+) >\}\}", text):
+        included = (path.parent / name).read_text(encoding="utf-8")
+        assert "```{ojs}" not in included, (
+            f"{path.name} includes {name}, which has {{ojs}} cells: Quarto "
+            "miscounts them; put the cells in the chapter itself"
+        )
+    inside = sum(
+        len(OJS_CELL.findall(div)) for div in WEBSITE_DIV.findall(text)
+    )
+    assert inside == len(OJS_CELL.findall(text)), (
+        f"{path.name}: an {{ojs}} cell outside a "
+        '::: {.content-visible when-format="html"} div'
     )

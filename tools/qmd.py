@@ -12,10 +12,10 @@ matches the page a reader sees:
 Two additions. The book keeps worked solutions inside
 `::: {.content-visible when-profile="instructor"}` divs: the student edition
 drops those divs with everything in them (code included); the instructor
-edition keeps them, as `quarto convert` would. And a line that only
-includes a website-only partial (`{{< include _explorer-costs.qmd >}}`)
-is left out of both, since a notebook cannot include it; the chapter's
-prose says what the website shows there.
+edition keeps them, as `quarto convert` would. And the website-only
+explorers, in `::: {.content-visible when-format="html"}` divs of `{ojs}`
+cells, are left out of both, since a notebook cannot run them; the
+chapter's prose before the div says what the website shows there.
 """
 
 from __future__ import annotations
@@ -36,7 +36,10 @@ PYTHON_CHUNK = re.compile(r"^(`{3,})\{python\}\s*$")
 ANY_FENCE = re.compile(r"^(`{3,}|~{3,})")
 DIV_OPEN = re.compile(r"^:{3,}\s*\S")
 DIV_CLOSE = re.compile(r"^:{3,}\s*$")
-PARTIAL_INCLUDE = re.compile(r"^\{\{< include _[\w.-]+\.qmd >\}\}\n?", re.M)
+WEBSITE_DIV = re.compile(
+    r"^:{3,}\s*\{[^}]*\.content-visible[^}]*"
+    r"when-format\s*=\s*\"?html\"?[^}]*\}\s*$"
+)
 
 
 # PyYAML's libyaml parser where the wheel has it: the same results as
@@ -274,11 +277,34 @@ def edition_cells(qmd: Qmd) -> list[tuple[nbformat.NotebookNode, bool]]:
             cells.append((_cell("code", chunk.source), chunk.solution))
             continue
         _, text, _, solution = part
-        text = PARTIAL_INCLUDE.sub("", text).strip("\n")
+        text = without_website_divs(text).strip("\n")
         text = re.sub(r"\n{3,}", "\n\n", text)
         if text.strip():
             cells.append((_cell("markdown", text), solution))
     return cells
+
+
+def without_website_divs(text: str) -> str:
+    """Markdown without its website-only divs and everything in them."""
+    kept: list[str] = []
+    depth = 0  # divs open inside a website-only div, itself included
+    fence = ""  # the marker of a code fence open inside one
+    for line in text.split("\n"):
+        if depth == 0:
+            if WEBSITE_DIV.match(line):
+                depth = 1
+            else:
+                kept.append(line)
+            continue
+        if fence:
+            fence = "" if line.strip() == fence else fence
+        elif ANY_FENCE.match(line):
+            fence = ANY_FENCE.match(line).group(1)
+        elif DIV_CLOSE.match(line):
+            depth -= 1
+        elif DIV_OPEN.match(line):
+            depth += 1
+    return "\n".join(kept)
 
 
 def _cell(cell_type: str, source: str) -> nbformat.NotebookNode:
