@@ -353,3 +353,12 @@ def test_a_planted_solution_line_is_found(tmp_path):
     nbformat.write(notebook, path)
     problems = leaks.check_no_solution_leaks(book)
     assert [p for p in problems if "assignments/systems.ipynb" in p]
+    # A printed value of a solution, on a rendered student page.
+    printed = next(
+        t for t in leaks.solution_traces("mechanics", book) if "[" in t
+    )
+    page = book / "_book" / "chapters" / "mechanics.html"
+    page.parent.mkdir(parents=True)
+    page.write_text(f"<p>{printed.replace('[', '&#91;')}</p>", "utf-8")
+    problems = leaks.check_no_solution_leaks(book)
+    assert [p for p in problems if "_book/chapters/mechanics.html" in p]

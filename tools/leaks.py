@@ -5,11 +5,15 @@
 For each chapter with graded exercises, the lines that only its
 instructor-only cells contain or print (tools/assignments.py hides the
 same cells) must appear in none of the student files: the student notebook
-`notebooks/<chapter>.ipynb` and the assignment `assignments/<chapter>.ipynb`.
+`notebooks/<chapter>.ipynb`, the assignment `assignments/<chapter>.ipynb`,
+and, once the book is rendered, the student website's page
+`_book/chapters/<chapter>.html`.
 """
 
 from __future__ import annotations
 
+import html
+import re
 import sys
 from pathlib import Path
 
@@ -25,7 +29,7 @@ def solution_traces(name: str, root: Path = ROOT) -> list[str]:
     """Lines only a solution has: its distinctive code and printed text.
 
     Code lines of the instructor-only cells (solutions, hidden tests) and
-    lines those cells print in the instructor notebook, of 20 characters
+    lines those cells print in the instructor notebook, of 12 characters
     or more, that no public cell of the chapter contains or prints.
     """
     parsed = qmd.parse(root / "chapters" / f"{name}.qmd")
@@ -45,20 +49,33 @@ def solution_traces(name: str, root: Path = ROOT) -> list[str]:
     for text in secret:
         for line in text.split("\n"):
             line = line.strip()
-            if len(line) >= 20 and line not in seen and "#|" not in line:
+            if len(line) >= 12 and line not in seen and "#|" not in line:
                 traces.add(line)
     return sorted(traces)
 
 
 def student_artefacts(name: str, root: Path = ROOT) -> dict[str, str]:
-    """Every student file of a chapter, as {path: text}."""
-    paths = [root / "notebooks" / f"{name}.ipynb"]
-    paths.append(root / "assignments" / f"{name}.ipynb")
-    return {
-        str(path.relative_to(root)): path.read_text(encoding="utf-8")
-        for path in paths
-        if path.exists()
-    }
+    """Every student file of a chapter, as {path: its visible text}."""
+    found = {}
+    for path in [
+        root / "notebooks" / f"{name}.ipynb",
+        root / "assignments" / f"{name}.ipynb",
+    ]:
+        if path.exists():
+            # Notebook JSON escapes quotes and backslashes; read the cells.
+            notebook = nbformat.read(path, 4)
+            found[str(path.relative_to(root))] = "\n".join(
+                [cell.source for cell in notebook.cells]
+                + [str(cell.get("outputs", "")) for cell in notebook.cells]
+                + [str(notebook.metadata)]
+            )
+    page = root / "_book" / "chapters" / f"{name}.html"
+    if page.exists():
+        markup = page.read_text(encoding="utf-8")
+        found[str(page.relative_to(root))] = html.unescape(
+            re.sub(r"<[^>]+>", "", markup)
+        )
+    return found
 
 
 def check_no_solution_leaks(root: Path = ROOT) -> list[str]:
@@ -66,14 +83,7 @@ def check_no_solution_leaks(root: Path = ROOT) -> list[str]:
     problems = []
     for name in graded_chapters(root):
         traces = solution_traces(name, root)
-        for path, text in student_artefacts(name, root).items():
-            # Notebook JSON escapes quotes and backslashes; compare cells.
-            notebook = nbformat.reads(text, 4)
-            content = "\n".join(
-                [cell.source for cell in notebook.cells]
-                + [str(cell.get("outputs", "")) for cell in notebook.cells]
-                + [str(notebook.metadata)]
-            )
+        for path, content in student_artefacts(name, root).items():
             leaked = [line for line in traces if line in content]
             if leaked:
                 problems.append(
