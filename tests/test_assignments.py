@@ -276,19 +276,25 @@ def systems_plants(ns):
     def unencoded(block, token, cache):
         return cached_step(block, token, cache)[0]
 
-    def hidden_bytes(block, X, per_element=None):
-        sizes = []
-        handle = block.ffn.act.register_forward_hook(
-            lambda m, i, out: sizes.append(out)
-        )
+    def ffn_bytes(block, X, per_element=None):
+        seen = []
+        parts = [block.ffn.up, block.ffn.act, block.ffn.down]
+        handles = [
+            part.register_forward_hook(lambda m, i, out: seen.append(out))
+            for part in parts
+        ]
         block(X)
-        handle.remove()
-        size = per_element or sizes[0].element_size()
-        return sizes[0].numel() * size
+        for handle in handles:
+            handle.remove()
+        size = per_element or X.element_size()
+        return sum(tensor.numel() for tensor in seen) * size
 
     def formula(block, X):
-        B, S, _ = X.shape
-        return B * S * block.config.ff_width * X.element_size()
+        B, S, D = X.shape
+        return B * S * (2 * block.config.ff_width + D) * X.element_size()
+
+    def copied_from_the_chapter(block, X):
+        return ns["measure_activations"](block, X)["ffn_hidden"]
 
     return {
         "cached-offset": [
@@ -297,10 +303,11 @@ def systems_plants(ns):
             (unencoded, "no positional encoding"),
         ],
         "ffn-bytes": [
-            (formula, "formula gives for config.ff_width"),
-            (lambda block, X: hidden_bytes(block, X, 1), "number of elements"),
+            (formula, "formulas give for config.ff_width"),
+            (copied_from_the_chapter, "activation's output alone"),
+            (lambda block, X: ffn_bytes(block, X, 1), "number of elements"),
             (
-                lambda block, X: hidden_bytes(block, X, 2),
+                lambda block, X: ffn_bytes(block, X, 2),
                 "Off by a factor of 2",
             ),
         ],

@@ -11,7 +11,8 @@ import assignments
 
 COURSE = ROOT / "chapters" / "course.qmd"
 EXERCISE = re.compile(
-    r"::: \{#(exr-[\w-]+)\}\n## .*\n\*(\w+) · (\d+) min(?: · (\d+) points)?\*",
+    r"::: \{#(exr-[\w-]+)\}\n## .*\n"
+    r"\*(\w+) · (\d+) min(?: · (\d+) points)?\*",
     re.M,
 )
 

@@ -158,24 +158,38 @@ def test_ffn_reference_passes(ns, printed):
 
 
 def hidden_elements(block, X):
-    """The FFN hidden tensor's number of elements, measured with a hook."""
+    """Elements of what the FFN's up, act and down produce, by hooks."""
     seen = []
-    handle = block.ffn.act.register_forward_hook(
-        lambda module, inputs, output: seen.append(output.numel())
-    )
+    parts = [block.ffn.up, block.ffn.act, block.ffn.down]
+    handles = [
+        part.register_forward_hook(
+            lambda module, inputs, output: seen.append(output.numel())
+        )
+        for part in parts
+    ]
     block(X)
-    handle.remove()
-    return seen[0]
+    for handle in handles:
+        handle.remove()
+    return sum(seen)
+
+
+def test_ffn_activation_alone_fails(ns, printed):
+    def activation_only(block, X):
+        return ns["measure_activations"](block, X)["ffn_hidden"]
+
+    passed, message = ffn_bytes(ns, printed, activation_only)
+    assert passed is False
+    assert "activation's output alone" in message
 
 
 def test_ffn_formula_fails_where_config_and_block_differ(ns, printed):
     def formula(block, X):
-        B, S, _ = X.shape
-        return B * S * block.config.ff_width * X.element_size()
+        B, S, D = X.shape
+        return B * S * (2 * block.config.ff_width + D) * X.element_size()
 
     passed, message = ffn_bytes(ns, printed, formula)
     assert passed is False
-    assert "measure the tensor the forward pass produces" in message
+    assert "measure the tensors the forward pass produces" in message
 
 
 def test_ffn_starter_reports_none(ns, printed):
@@ -220,13 +234,13 @@ def test_ffn_output_tensor_fails(ns, printed):
 
     passed, message = ffn_bytes(ns, printed, output_bytes)
     assert passed is False
-    assert "width D = 8" in message
+    assert "only the FFN's output" in message
 
 
 def test_ffn_other_wrong_count_fails(ns, printed):
     passed, message = ffn_bytes(ns, printed, lambda block, X: 7)
     assert passed is False
-    assert "returned 7 bytes, but the answer is 480" in message
+    assert "returned 7 bytes, but the answer is 1,152" in message
 
 
 def test_ffn_float_result_fails(ns, printed):
