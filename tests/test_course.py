@@ -205,3 +205,36 @@ def test_quiz_checks_agree_with_the_instructor_key():
     # A key for the wrong letter is caught, on either side.
     wrong = chapter_text.replace("1. (b) ", "1. (c) ", 1)
     assert len(quiz_problems(wrong, partial)) == 2
+
+
+OBJECTIVES = '::: {.callout-tip title="Learning objectives"}'
+
+
+def objectives_problems(text: str) -> list[str]:
+    """Problems with the objectives block right after the level-1 heading."""
+    after = text.split("\n# ", 1)[1].split("\n", 1)[1].lstrip("\n")
+    if not after.startswith(OBJECTIVES):
+        return ["no learning objectives right after the heading"]
+    block = after.split("\n:::", 1)[0]
+    items = re.findall(r"^- (\w+)", block, re.M)
+    problems = []
+    if not 3 <= len(items) <= 5:
+        problems.append(f"{len(items)} objectives, not 3 to 5")
+    # Observable skills start with a verb a learner can be seen doing.
+    vague = [verb for verb in items if verb in ("Understand", "Know", "Learn")]
+    if vague:
+        problems.append(f"objectives that cannot be observed: {vague}")
+    return problems
+
+
+@pytest.mark.parametrize("name", bookcheck.notebook_chapters(ROOT))
+def test_chapters_open_with_learning_objectives(name):
+    text = (ROOT / "chapters" / f"{name}.qmd").read_text("utf-8")
+    assert not objectives_problems(text), f"chapters/{name}.qmd"
+
+
+def test_objectives_check_catches_a_vague_or_missing_block():
+    text = (ROOT / "chapters" / "mechanics.qmd").read_text("utf-8")
+    vague = text.replace("- Write the two", "- Understand the two", 1)
+    assert objectives_problems(vague)
+    assert objectives_problems(text.replace(OBJECTIVES, "::: {.callout-note}"))
