@@ -6,7 +6,6 @@ every point of its question, and the public test fails with the intended
 sentence. tests/test_grading.py runs `otter run` itself on whole notebooks.
 """
 
-import dataclasses
 import functools
 import tempfile
 from pathlib import Path
@@ -127,17 +126,6 @@ def maths_plants(ns):
     PreNorm, PostNorm = ns["PreNormBlock"], ns["PostNormBlock"]
     Solution = ns["SolutionBlock"]
 
-    class ReluPost(PostNorm):
-        def __init__(self, config):
-            super().__init__(config)
-            self.ffn[1] = nn.ReLU()
-
-    class SwappedPost(PreNorm):
-        def forward(self, X):
-            A = self.attend(X)[0]
-            H = self.norm_ffn(X + A)
-            return self.norm_attn(H + self.ffn(H))
-
     class Unmasked(Solution):
         def attention(self, Z):
             B, S, D = Z.shape
@@ -155,8 +143,20 @@ def maths_plants(ns):
             H = self.norm_attn(X + self.attention(X))
             return self.norm_ffn(H + self.ffn(H))
 
-    def unmasked_post(config):
-        return PostNorm(dataclasses.replace(config, causal=False))
+    class UnmaskedPost(Unmasked):
+        def forward(self, X):
+            H = self.norm_attn(X + self.attention(X))
+            return self.norm_ffn(H + self.ffn(H))
+
+    class SwappedPost(Solution):
+        def forward(self, X):
+            H = self.norm_ffn(X + self.attention(X))
+            return self.norm_attn(H + self.ffn(H))
+
+    class ReluPost(PostNormMine):
+        def __init__(self, config):
+            super().__init__(config)
+            self.ffn[1] = nn.ReLU()
 
     def right_padding(lengths, length):
         return torch.arange(length)[None, :] >= lengths[:, None]
@@ -222,10 +222,11 @@ def maths_plants(ns):
 
     return {
         "post-norm": [
-            (PreNorm, "computes pre-norm"),
-            (unmasked_post, "without the causal mask"),
+            (Solution, "computes pre-norm"),
+            (UnmaskedPost, "without the causal mask"),
             (SwappedPost, "layer norms are swapped"),
             (ReluPost, "ReLU FFN"),
+            (PostNorm, "uses nn.MultiheadAttention"),
         ],
         "complete-block": [
             (PreNorm, "uses nn.MultiheadAttention"),

@@ -49,7 +49,8 @@ def fails_each(printed, check, cases):
 # ------------------------------------------------------- reference answers
 
 SOLUTIONS = [
-    ("check_post_norm_block", "solution_post_norm"),
+    ("check_post_norm_block", "SolutionPostNormBlock"),
+    ("check_complete_block", "SolutionBlock"),
     ("check_padding_mask", "solution_padding_mask"),
     ("check_zero_branch_test", "solution_zero_branch"),
     ("check_causal_test", "solution_causal_test"),
@@ -69,7 +70,6 @@ def test_reference_solution_passes(ns, printed, check, solution):
 @pytest.mark.parametrize(
     ("check", "starter"),
     [
-        ("check_post_norm_block", "my_post_norm_block"),
         ("check_padding_mask", "my_padding_mask"),
         ("check_zero_branch_test", "my_zero_branch_test"),
         ("check_causal_test", "my_causal_test"),
@@ -88,60 +88,52 @@ def test_starter_says_what_is_missing(ns, printed, check, starter):
 
 
 def post_norm_variant(ns, forward):
-    """A block class with the pre-norm submodules and the given forward."""
-    return type("Candidate", (ns["PreNormBlock"],), {"forward": forward})
+    """A block class with the complete block's parts and this forward."""
+    return type("Candidate", (ns["SolutionBlock"],), {"forward": forward})
 
 
 def wrong_post_norm_blocks(ns):
-    causal_mask = ns["causal_mask"]
-
-    def attention(block, Z, mask=True):
-        attn_mask = causal_mask(Z.shape[1]) if mask else None
-        return block.attn(Z, Z, Z, attn_mask=attn_mask, need_weights=False)[0]
+    def unmasked(block, Z):
+        B, S, D = Z.shape
+        Q, K, V = (block.heads(f(Z)) for f in (block.q, block.k, block.v))
+        scores = Q @ K.transpose(-2, -1) / Q.shape[-1] ** 0.5
+        joined = (scores.softmax(dim=-1) @ V).transpose(1, 2)
+        return block.out(joined.reshape(B, S, D))
 
     def no_residual(self, X):
-        H = self.norm_attn(attention(self, X))
+        H = self.norm_attn(self.attention(X))
         return self.norm_ffn(H + self.ffn(H))
 
-    def no_ffn_residual(self, X):
-        H = self.norm_attn(X + attention(self, X))
-        return self.norm_ffn(self.ffn(H))
-
     def no_mask(self, X):
-        H = self.norm_attn(X + attention(self, X, mask=False))
+        H = self.norm_attn(X + unmasked(self, X))
         return self.norm_ffn(H + self.ffn(H))
 
     def swapped(self, X):
-        H = self.norm_ffn(X + attention(self, X))
+        H = self.norm_ffn(X + self.attention(X))
         return self.norm_attn(H + self.ffn(H))
 
-    def scaled(self, X):
-        H = self.norm_attn(X + attention(self, X))
-        return self.norm_ffn(H + 0.5 * self.ffn(H))
-
     def relu_ffn(self, X):
-        H = self.norm_attn(X + attention(self, X))
+        H = self.norm_attn(X + self.attention(X))
         G = self.ffn[2](torch.relu(self.ffn[0](H)))
         return self.norm_ffn(H + G)
 
     def returns_tuple(self, X):
-        return ns["PostNormBlock"].forward(self, X, need_weights=True)
+        return ns["SolutionPostNormBlock"].forward(self, X), None
 
     return {
-        "pre-norm": (ns["PreNormBlock"], "computes pre-norm"),
+        "pre-norm": (ns["SolutionBlock"], "computes pre-norm"),
         "no attention residual": (
             post_norm_variant(ns, no_residual),
-            "check each residual sum",
-        ),
-        "no FFN residual": (
-            post_norm_variant(ns, no_ffn_residual),
             "check each residual sum",
         ),
         "no mask": (post_norm_variant(ns, no_mask), "without the causal mask"),
         "swapped norms": (post_norm_variant(ns, swapped), "swapped"),
         "ReLU FFN": (post_norm_variant(ns, relu_ffn), "with a ReLU FFN"),
-        "other mistake": (post_norm_variant(ns, scaled), "differs from"),
-        "tuple": (post_norm_variant(ns, returns_tuple), "returned a tuple"),
+        "tuple": (post_norm_variant(ns, returns_tuple), "one tensor"),
+        "uses nn.MultiheadAttention": (
+            ns["PostNormBlock"],
+            "uses nn.MultiheadAttention",
+        ),
     }
 
 
@@ -150,12 +142,11 @@ def wrong_post_norm_blocks(ns):
     [
         "pre-norm",
         "no attention residual",
-        "no FFN residual",
         "no mask",
         "swapped norms",
         "ReLU FFN",
-        "other mistake",
         "tuple",
+        "uses nn.MultiheadAttention",
     ],
 )
 def test_post_norm_check_names_the_mistake(ns, printed, mistake):
@@ -166,22 +157,36 @@ def test_post_norm_check_names_the_mistake(ns, printed, mistake):
     assert one_sentence(out), out
 
 
-def test_post_norm_check_accepts_the_chapter_twin(ns, printed):
-    result, out = printed(ns["check_post_norm_block"], ns["PostNormBlock"])
-    assert result is True, out
-
-
 def test_post_norm_check_bad_inputs(ns, printed):
-    config = ns["BlockConfig"]
     check = ns["check_post_norm_block"]
     cases = [
         (42, "expected a block class"),
-        (lambda c: "block", "not an nn.Module"),
-        (lambda c: ns["PostNormBlock"](config(width=8)), "shape"),
-        (lambda c: torch.nn.Linear(6, 6), "no parameter norm_attn.weight"),
+        (ns["MyPostNormBlock"], "no submodule norm_attn"),
+        (lambda c: torch.nn.Linear(6, 6), "no submodule norm_attn"),
         (lambda c: 1 / 0, "raised ZeroDivisionError"),
     ]
     fails_each(printed, check, cases)
+
+
+def test_complete_block_check_names_the_mistake(ns, printed):
+    Solution = ns["SolutionBlock"]
+
+    class OneHead(Solution):
+        def heads(self, T):
+            return T[:, None]  # (B, 1, S, D): one head of width D
+
+    class Unscaled(Solution):
+        def attention(self, Z):
+            return Solution.attention(self, Z * 8**0.5)
+
+    cases = [
+        (ns["PreNormBlock"], "uses nn.MultiheadAttention"),
+        (ns["SolutionPostNormBlock"], "normalises after each residual sum"),
+        (OneHead, "attends with one head"),
+        (Unscaled, "differs from nn.TransformerEncoderLayer"),
+        (ns["MyBlock"], "no submodule norm_attn"),
+    ]
+    fails_each(printed, ns["check_complete_block"], cases)
 
 
 # --------------------------------------------------------- wrong padding
