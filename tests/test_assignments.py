@@ -297,7 +297,44 @@ def systems_plants(ns):
     def copied_from_the_chapter(block, X):
         return ns["measure_activations"](block, X)["ffn_hidden"]
 
+    def saved(count_each_time, per_element=False):
+        def saved_bytes(fn, *inputs):
+            sizes = {}
+
+            def pack(T):
+                storage = T.untyped_storage()
+                if per_element:
+                    size = T.numel()
+                elif count_each_time:
+                    size = T.numel() * T.element_size()
+                else:
+                    size = storage.nbytes()
+                key = len(sizes) if count_each_time else storage.data_ptr()
+                sizes[key] = size
+                return T
+
+            with torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T):
+                fn(*inputs)
+            return sum(sizes.values())
+
+        return saved_bytes
+
+    def one_block(B, S, D, blocks, size):
+        return 2 * B * S * D * size
+
+    def keys_only(B, S, D, blocks, size):
+        return blocks * B * S * D * size
+
     return {
+        "saved-bytes": [
+            (saved(count_each_time=True), "the rows' own sizes"),
+            (saved(False, per_element=True), "a number of elements"),
+            (lambda fn, *inputs: 0, "you counted nothing"),
+        ],
+        "kv-cache": [
+            (one_block, "you counted one block"),
+            (keys_only, "you counted half the cache"),
+        ],
         "cached-offset": [
             (at(lambda cache: 0), "Offset is 0"),
             (at(lambda cache: cache.length - 1), "Offset is 4"),

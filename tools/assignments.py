@@ -126,16 +126,21 @@ def questions(parsed: qmd.Qmd) -> list[Question]:
         label.removeprefix("exr-"): int(points)
         for label, _, _, _, points in POINTS.findall(prose)
     }
+    # The exercise each chunk follows, read from the chapter's own text
+    # (the notebook's Markdown need not keep the `::: {#exr-...}` line).
+    exercise_of, exercise = {}, ""
+    for part in parsed.parts:
+        if part[0] == "markdown":
+            opened = re.findall(r"::: \{#exr-([\w-]+)\}", part[1])
+            exercise = opened[-1] if opened else exercise
+        else:
+            exercise_of[str(part[1].options.get("label", ""))] = exercise
     cells = [cell for cell, _ in qmd.edition_cells(parsed)]
     found: dict[str, Question] = {}
-    exercise = ""
     for cell in cells:
-        if cell.cell_type == "markdown":
-            opened = re.findall(r"::: \{#exr-([\w-]+)\}", cell.source)
-            exercise = opened[-1] if opened else exercise
-            continue
         label = cell_label(cell)
         kind, _, name = label.partition("-")
+        exercise = exercise_of.get(label, "")
         if kind == "starter":
             if exercise not in graded:
                 continue

@@ -33,12 +33,13 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import assignments  # noqa: E402
 import figure_export  # noqa: E402
 import links  # noqa: E402
 import qmd as qmd_module  # noqa: E402
 from bookcheck import REGENERATE, ROOT, notebook_chapters  # noqa: E402
 from bookcheck import notebook_path as _notebook_path  # noqa: E402
+
+import assignments  # noqa: E402
 
 CHAPTERS = ROOT / "chapters"
 NOTEBOOKS = ROOT / "notebooks"
