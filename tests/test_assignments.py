@@ -407,3 +407,20 @@ def test_a_planted_solution_line_is_found(tmp_path):
     page.write_text(f"<p>{printed.replace('[', '&#91;')}</p>", "utf-8")
     problems = leaks.check_no_solution_leaks(book)
     assert [p for p in problems if "_book/chapters/mechanics.html" in p]
+
+
+def test_the_books_answer_check_covers_the_assignments(tmp_path):
+    import nbcheck
+
+    book = copy_book(tmp_path / "book")
+    (book / "assignments").mkdir()
+    source = ROOT / "assignments" / "mechanics.ipynb"
+    path = book / "assignments" / "mechanics.ipynb"
+    notebook = nbformat.read(source, 4)
+    nbformat.write(notebook, path)
+    assert not nbcheck.check_no_answers_for_students(book)
+    # A value the solution prints, planted in the assignment.
+    notebook.cells[-1].source += "\n# [0.07, 0.06, 0.081]"
+    nbformat.write(notebook, path)
+    problems = nbcheck.check_no_answers_for_students(book)
+    assert [p for p in problems if "assignments/mechanics.ipynb" in p]
