@@ -7,21 +7,31 @@ import pytest
 import qmd
 from conftest import ROOT
 
+import assignments
+
 COURSE = ROOT / "chapters" / "course.qmd"
 EXERCISE = re.compile(
-    r"::: \{#(exr-[\w-]+)\}\n## .*\n\*(\w+) · (\d+) min\*", re.M
+    r"::: \{#(exr-[\w-]+)\}\n## .*\n"
+    r"\*(\w+) · (\d+) min(?: · (\d+) points)?\*",
+    re.M,
 )
 
 
 def chapter_exercises():
-    """Each exercise: (chapter, kind, time, whether a self-check follows)."""
+    """Each exercise: (chapter, kind, time, points, whether self-checked)."""
     found = {}
     for name in bookcheck.notebook_chapters(ROOT):
         text = (ROOT / "chapters" / f"{name}.qmd").read_text("utf-8")
-        for label, kind, minutes in EXERCISE.findall(text):
+        for label, kind, minutes, points in EXERCISE.findall(text):
             after = text.split(f"{{#{label}}}", 1)[1].split("{#exr-", 1)[0]
             checked = "#| label: selfcheck-" in after
-            found[label] = (name, kind.lower(), f"{minutes} min", checked)
+            found[label] = (
+                name,
+                kind.lower(),
+                f"{minutes} min",
+                points,
+                checked,
+            )
     return found
 
 
@@ -30,7 +40,12 @@ def course_rows():
     for line in COURSE.read_text("utf-8").splitlines():
         cells = [cell.strip() for cell in line.strip("|").split("|")]
         if cells and cells[0].startswith("@exr-"):
-            rows[cells[0][1:]] = (cells[2], cells[3], cells[4] == "yes")
+            rows[cells[0][1:]] = (
+                cells[2],
+                cells[3],
+                cells[4],
+                cells[5] == "yes",
+            )
     return rows
 
 
@@ -38,13 +53,13 @@ def test_every_exercise_states_kind_and_time():
     for name in bookcheck.notebook_chapters(ROOT):
         text = (ROOT / "chapters" / f"{name}.qmd").read_text("utf-8")
         blocks = re.findall(r"::: \{#(exr-[\w-]+)\}", text)
-        stated = [label for label, _, _ in EXERCISE.findall(text)]
+        stated = [label for label, *_ in EXERCISE.findall(text)]
         assert blocks == stated, (
             f"chapters/{name}.qmd: exercises without the '*Kind · N min*' "
             f"line: {sorted(set(blocks) - set(stated))}"
         )
         for label in stated:
-            kind = dict((b, k) for b, k, _ in EXERCISE.findall(text))[label]
+            kind = dict((b, k) for b, k, *_ in EXERCISE.findall(text))[label]
             assert kind in ("Compute", "Explain", "Implement", "Measure"), (
                 f"chapters/{name}.qmd: {label} has kind {kind}"
             )
@@ -57,12 +72,66 @@ def test_course_page_lists_every_exercise_with_kind_and_time():
     assert not missing, f"chapters/course.qmd: does not list {missing}"
     extra = sorted(set(rows) - set(exercises))
     assert not extra, f"chapters/course.qmd: lists unknown {extra}"
-    for label, (_, kind, minutes, checked) in exercises.items():
-        assert rows[label] == (kind, minutes, checked), (
+    for label, (_, kind, minutes, points, checked) in exercises.items():
+        assert rows[label] == (kind, minutes, points, checked), (
             f"chapters/course.qmd: {label} is listed as {rows[label]} "
-            "(kind, time, self-check), but its chapter says "
-            f"{(kind, minutes, checked)}"
+            "(kind, time, points, self-check), but its chapter says "
+            f"{(kind, minutes, points, checked)}"
         )
+
+
+def points_table():
+    text = COURSE.read_text("utf-8").split("{#tbl-course-schedule}", 1)[1]
+    table = text.split("{#tbl-course-points}", 1)[0]
+    rows = {}
+    for line in table.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if len(cells) == 3 and cells[2].isdigit():
+            rows[cells[0]] = (cells[1].split(", "), int(cells[2]))
+    return rows
+
+
+def test_points_table_matches_the_graded_questions():
+    expected = {}
+    for name in assignments.graded_chapters(ROOT):
+        parsed = qmd.parse(ROOT / "chapters" / f"{name}.qmd")
+        graded = assignments.questions(parsed)
+        expected[name] = (
+            [q.name for q in graded],
+            sum(q.points for q in graded),
+        )
+    assert expected, "no graded exercises found in the chapters"
+    assert points_table() == expected, (
+        "chapters/course.qmd: the points table (tbl-course-points) differs "
+        f"from the chapters' graded questions: {expected}"
+    )
+
+
+def test_schedule_covers_every_assignment_in_two_weeks():
+    text = COURSE.read_text("utf-8")
+    schedule = text.split("## A two-week schedule", 1)[1]
+    schedule = schedule.split("{#tbl-course-schedule}", 1)[0]
+    rows = [
+        [cell.strip() for cell in line.strip("|").split("|")]
+        for line in schedule.splitlines()
+        if re.match(r"\| \d", line)
+    ]
+    assert {row[0] for row in rows} == {"1", "2"}
+    handed = " ".join(row[4] for row in rows)
+    for name in assignments.graded_chapters(ROOT):
+        assert f"{name} handed out" in handed, name
+        assert re.search(rf"{name}( and \S+)? due", handed), name
+    for label in re.findall(r"@(exr-[\w-]+)", schedule):
+        assert label in chapter_exercises(), f"schedule names {label}"
+
+
+def test_grading_commands_are_the_tools_commands():
+    text = COURSE.read_text("utf-8").split("{#sec-course-grading}", 1)[1]
+    commands = re.findall(r"^\.venv/bin/python (tools/\S+) (\w+)?", text, re.M)
+    assert ("tools/assignments.py", "build") in commands
+    assert ("tools/assignments.py", "grade") in commands
+    source = (ROOT / "tools" / "assignments.py").read_text("utf-8")
+    assert '"build", "grade"' in source
 
 
 def test_quiz_has_five_questions_and_five_answers():
@@ -89,3 +158,83 @@ def test_chapters_end_with_misconceptions_summary_exercises(name):
     assert tail == ["Common misconceptions", "Summary", "Exercises"], (
         f"chapters/{name}.qmd: ends with {headings[-3:]}"
     )
+
+
+def quiz_problems(chapter_text: str, partial_text: str) -> list[str]:
+    """Where the quiz's hashed keys disagree with the instructor's key."""
+    import hashlib
+
+    instructor = chapter_text.split("### Checkpoint quiz", 1)[1]
+    key = dict(re.findall(r"^(\d)\. \(([a-d])\) ", instructor, re.M))
+    notebook = dict(
+        re.findall(r'^    (\d): "([0-9a-f]{64})",$', chapter_text, re.M)
+    )
+    site = dict(
+        re.findall(
+            r'data-question="(\d)" data-key="([0-9a-f]{64})"', partial_text
+        )
+    )
+    problems = []
+    for where, hashes in (("notebook", notebook), ("website", site)):
+        if sorted(hashes) != sorted(key) or len(key) != 5:
+            problems.append(f"{where}: questions {sorted(hashes)}, key {key}")
+            continue
+        for question, digest in hashes.items():
+            right = [
+                letter
+                for letter in "abcd"
+                if hashlib.sha256(
+                    f"checkpoint-{question}:{letter}".encode()
+                ).hexdigest()
+                == digest
+            ]
+            if right != [key[question]]:
+                problems.append(
+                    f"{where}: question {question} accepts {right}, the "
+                    f"instructor's key says {key[question]}"
+                )
+    return problems
+
+
+def test_quiz_checks_agree_with_the_instructor_key():
+    chapter_text = (ROOT / "chapters" / "maths-and-code.qmd").read_text(
+        "utf-8"
+    )
+    partial = (ROOT / "chapters" / "_quiz-checkpoint.qmd").read_text("utf-8")
+    assert not quiz_problems(chapter_text, partial)
+    # A key for the wrong letter is caught, on either side.
+    wrong = chapter_text.replace("1. (b) ", "1. (c) ", 1)
+    assert len(quiz_problems(wrong, partial)) == 2
+
+
+OBJECTIVES = '::: {.callout-tip title="Learning objectives"}'
+
+
+def objectives_problems(text: str) -> list[str]:
+    """Problems with the objectives block right after the level-1 heading."""
+    after = text.split("\n# ", 1)[1].split("\n", 1)[1].lstrip("\n")
+    if not after.startswith(OBJECTIVES):
+        return ["no learning objectives right after the heading"]
+    block = after.split("\n:::", 1)[0]
+    items = re.findall(r"^- (\w+)", block, re.M)
+    problems = []
+    if not 3 <= len(items) <= 5:
+        problems.append(f"{len(items)} objectives, not 3 to 5")
+    # Observable skills start with a verb a learner can be seen doing.
+    vague = [verb for verb in items if verb in ("Understand", "Know", "Learn")]
+    if vague:
+        problems.append(f"objectives that cannot be observed: {vague}")
+    return problems
+
+
+@pytest.mark.parametrize("name", bookcheck.notebook_chapters(ROOT))
+def test_chapters_open_with_learning_objectives(name):
+    text = (ROOT / "chapters" / f"{name}.qmd").read_text("utf-8")
+    assert not objectives_problems(text), f"chapters/{name}.qmd"
+
+
+def test_objectives_check_catches_a_vague_or_missing_block():
+    text = (ROOT / "chapters" / "mechanics.qmd").read_text("utf-8")
+    vague = text.replace("- Write the two", "- Understand the two", 1)
+    assert objectives_problems(vague)
+    assert objectives_problems(text.replace(OBJECTIVES, "::: {.callout-note}"))

@@ -54,7 +54,8 @@ def fails_each(printed, check, cases):
 # ------------------------------------------------------- reference answers
 
 SOLUTIONS = [
-    ("check_post_norm_block", "solution_post_norm"),
+    ("check_post_norm_block", "SolutionPostNormBlock"),
+    ("check_complete_block", "SolutionBlock"),
     ("check_padding_mask", "solution_padding_mask"),
     ("check_zero_branch_test", "solution_zero_branch"),
     ("check_causal_test", "solution_causal_test"),
@@ -74,7 +75,6 @@ def test_reference_solution_passes(ns, printed, check, solution):
 @pytest.mark.parametrize(
     ("check", "starter"),
     [
-        ("check_post_norm_block", "my_post_norm_block"),
         ("check_padding_mask", "my_padding_mask"),
         ("check_zero_branch_test", "my_zero_branch_test"),
         ("check_causal_test", "my_causal_test"),
@@ -93,54 +93,52 @@ def test_starter_says_what_is_missing(ns, printed, check, starter):
 
 
 def post_norm_variant(ns, forward):
-    """A block class with the pre-norm submodules and the given forward."""
-    return type("Candidate", (ns["PreNormBlock"],), {"forward": forward})
+    """A block class with the complete block's parts and this forward."""
+    return type("Candidate", (ns["SolutionBlock"],), {"forward": forward})
 
 
 def wrong_post_norm_blocks(ns):
-    causal_mask = ns["causal_mask"]
-
-    def attention(block, Z, mask=True):
-        attn_mask = causal_mask(Z.shape[1]) if mask else None
-        return block.attn(Z, Z, Z, attn_mask=attn_mask, need_weights=False)[0]
+    def unmasked(block, Z):
+        B, S, D = Z.shape
+        Q, K, V = (block.heads(f(Z)) for f in (block.q, block.k, block.v))
+        scores = Q @ K.transpose(-2, -1) / Q.shape[-1] ** 0.5
+        joined = (scores.softmax(dim=-1) @ V).transpose(1, 2)
+        return block.out(joined.reshape(B, S, D))
 
     def no_residual(self, X):
-        H = self.norm_attn(attention(self, X))
+        H = self.norm_attn(self.attention(X))
         return self.norm_ffn(H + self.ffn(H))
 
-    def no_ffn_residual(self, X):
-        H = self.norm_attn(X + attention(self, X))
-        return self.norm_ffn(self.ffn(H))
-
     def no_mask(self, X):
-        H = self.norm_attn(X + attention(self, X, mask=False))
+        H = self.norm_attn(X + unmasked(self, X))
         return self.norm_ffn(H + self.ffn(H))
 
     def swapped(self, X):
-        H = self.norm_ffn(X + attention(self, X))
+        H = self.norm_ffn(X + self.attention(X))
         return self.norm_attn(H + self.ffn(H))
 
-    def scaled(self, X):
-        H = self.norm_attn(X + attention(self, X))
-        return self.norm_ffn(H + 0.5 * self.ffn(H))
+    def relu_ffn(self, X):
+        H = self.norm_attn(X + self.attention(X))
+        G = self.ffn[2](torch.relu(self.ffn[0](H)))
+        return self.norm_ffn(H + G)
 
     def returns_tuple(self, X):
-        return ns["PostNormBlock"].forward(self, X, need_weights=True)
+        return ns["SolutionPostNormBlock"].forward(self, X), None
 
     return {
-        "pre-norm": (ns["PreNormBlock"], "computes pre-norm"),
+        "pre-norm": (ns["SolutionBlock"], "computes pre-norm"),
         "no attention residual": (
             post_norm_variant(ns, no_residual),
-            "residual around attention is missing",
-        ),
-        "no FFN residual": (
-            post_norm_variant(ns, no_ffn_residual),
-            "residual around the FFN is missing",
+            "check each residual sum",
         ),
         "no mask": (post_norm_variant(ns, no_mask), "without the causal mask"),
         "swapped norms": (post_norm_variant(ns, swapped), "swapped"),
-        "other mistake": (post_norm_variant(ns, scaled), "differs from"),
-        "tuple": (post_norm_variant(ns, returns_tuple), "returned a tuple"),
+        "ReLU FFN": (post_norm_variant(ns, relu_ffn), "with a ReLU FFN"),
+        "tuple": (post_norm_variant(ns, returns_tuple), "one tensor"),
+        "uses nn.MultiheadAttention": (
+            ns["PostNormBlock"],
+            "uses nn.MultiheadAttention",
+        ),
     }
 
 
@@ -149,11 +147,11 @@ def wrong_post_norm_blocks(ns):
     [
         "pre-norm",
         "no attention residual",
-        "no FFN residual",
         "no mask",
         "swapped norms",
-        "other mistake",
+        "ReLU FFN",
         "tuple",
+        "uses nn.MultiheadAttention",
     ],
 )
 def test_post_norm_check_names_the_mistake(ns, printed, mistake):
@@ -164,22 +162,36 @@ def test_post_norm_check_names_the_mistake(ns, printed, mistake):
     assert one_sentence(out), out
 
 
-def test_post_norm_check_accepts_the_chapter_twin(ns, printed):
-    result, out = printed(ns["check_post_norm_block"], ns["PostNormBlock"])
-    assert result is True, out
-
-
 def test_post_norm_check_bad_inputs(ns, printed):
-    config = ns["BlockConfig"]
     check = ns["check_post_norm_block"]
     cases = [
         (42, "expected a block class"),
-        (lambda c: "block", "not an nn.Module"),
-        (lambda c: ns["PostNormBlock"](config(width=8)), "shape"),
-        (lambda c: torch.nn.Linear(6, 6), "no parameter norm_attn.weight"),
+        (ns["MyPostNormBlock"], "no submodule norm_attn"),
+        (lambda c: torch.nn.Linear(6, 6), "no submodule norm_attn"),
         (lambda c: 1 / 0, "raised ZeroDivisionError"),
     ]
     fails_each(printed, check, cases)
+
+
+def test_complete_block_check_names_the_mistake(ns, printed):
+    Solution = ns["SolutionBlock"]
+
+    class OneHead(Solution):
+        def heads(self, T):
+            return T[:, None]  # (B, 1, S, D): one head of width D
+
+    class Unscaled(Solution):
+        def attention(self, Z):
+            return Solution.attention(self, Z * 8**0.5)
+
+    cases = [
+        (ns["PreNormBlock"], "uses nn.MultiheadAttention"),
+        (ns["SolutionPostNormBlock"], "normalises after each residual sum"),
+        (OneHead, "attends with one head"),
+        (Unscaled, "differs from nn.TransformerEncoderLayer"),
+        (ns["MyBlock"], "no submodule norm_attn"),
+    ]
+    fails_each(printed, ns["check_complete_block"], cases)
 
 
 # --------------------------------------------------------- wrong padding
@@ -191,25 +203,30 @@ def test_padding_check_names_the_mistake(ns, printed):
     def positions(lengths, length):
         return torch.arange(length)[None, :], lengths[:, None]
 
+    def right_padding(lengths, length):
+        row, column = positions(lengths, length)
+        return row >= column  # the chapter's mask, for right padding
+
     def inverted(lengths, length):
         row, column = positions(lengths, length)
-        return row < column
+        return row >= length - column
 
     def off_by_one(lengths, length):
         row, column = positions(lengths, length)
-        return row > column
+        return row <= length - column
 
     def as_float(lengths, length):
         row, column = positions(lengths, length)
-        return (row >= column).float()
+        return (row < length - column).float()
 
     def transposed(lengths, length):
         row, column = positions(lengths, length)
-        return (row >= column).T
+        return (row < length - column).T
 
     cases = [
+        (right_padding, "every padded position comes first"),
         (inverted, "True marks the real tokens"),
-        (off_by_one, "should be"),
+        (off_by_one, "marks 1 positions"),
         (as_float, "dtype torch.float32"),
         (transposed, "returned shape (4, 2)"),
         ("mask", "expected a function"),
@@ -249,8 +266,17 @@ def test_zero_branch_check_names_the_mistake(ns, printed):
             return torch.equal(block(X), X)
 
     def wrong_width(block):
-        X = torch.ones(1, 3, 8)
+        X = torch.ones(1, 3, 6)  # the running example's width, hard-coded
         return torch.equal(block(X), X)
+
+    def both_silenced_only(block):
+        quiet = copy.deepcopy(block)
+        with torch.no_grad():
+            for layer in (quiet.attn.out_proj, quiet.ffn[2]):
+                layer.weight.zero_()
+                layer.bias.zero_()
+            X = torch.randn(2, 5, block.config.width)
+            return torch.equal(quiet(X), X)
 
     def returns_tensor(block):
         return torch.tensor(1.0)
@@ -260,7 +286,8 @@ def test_zero_branch_check_names_the_mistake(ns, printed):
         (shape_only, "cannot catch a broken residual"),
         (attention_only_vs_input, "rejected a correct pre-norm block"),
         (zeroes_in_place, "changed the block it was given"),
-        (wrong_width, "on a block of width 6"),
+        (wrong_width, "on a block of width 8"),
+        (both_silenced_only, "without norm_ffn"),
         (returns_tensor, "returned a Tensor"),
         (None, "expected a function"),
     ]
@@ -429,3 +456,19 @@ def test_gradient_check_accepts_tensor_values(ns, printed):
 
     result, out = printed(ns["check_gradient_norms"], as_tensors)
     assert result is True, out
+
+
+# ------------------------------------------------------------- the quiz
+
+
+def test_quiz_check_says_right_or_wrong_without_the_key(ns, printed):
+    said = [printed(ns["check_quiz"], 4, letter) for letter in "abcd"]
+    assert [verdict for verdict, _ in said].count(True) == 1
+    for verdict, sentence in said:
+        assert sentence == (
+            "Right."
+            if verdict
+            else "Not this one; reread the section and try again."
+        )
+    assert printed(ns["check_quiz"], 6, "a")[0] is False
+    assert printed(ns["check_quiz"], 1, "e")[0] is False

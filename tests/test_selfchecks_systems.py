@@ -70,17 +70,16 @@ def test_cached_starter_reports_none(ns, printed):
 def test_cached_offset_zero_fails(ns, printed):
     passed, message = cached(ns, printed, continuation(ns, lambda c: 0))
     assert passed is False
-    assert message.startswith(
-        "Offset is 0, but the new token sits at position 5"
-    )
+    assert message.startswith("Offset is 0, which treats the token as")
+    assert "5" not in message  # the message never gives the position away
 
 
 def test_cached_off_by_one_fails(ns, printed):
     wrong = continuation(ns, lambda cache: cache.length - 1)
     passed, message = cached(ns, printed, wrong)
     assert passed is False
-    assert message.startswith("Offset is 4, but the new token sits at")
-    assert "count from 0" in message
+    assert message.startswith("Offset is 4, which is not where")
+    assert "cache.length" not in message and "5" not in message
 
 
 def test_cached_without_positions_fails(ns, printed):
@@ -158,13 +157,39 @@ def test_ffn_reference_passes(ns, printed):
     assert message.startswith("Passes")
 
 
-def test_ffn_formula_with_true_element_size_passes(ns, printed):
-    def formula(block, X):
-        B, S, _ = X.shape
-        return B * S * block.config.ff_width * X.element_size()
+def hidden_elements(block, X):
+    """Elements of what the FFN's up, act and down produce, by hooks."""
+    seen = []
+    parts = [block.ffn.up, block.ffn.act, block.ffn.down]
+    handles = [
+        part.register_forward_hook(
+            lambda module, inputs, output: seen.append(output.numel())
+        )
+        for part in parts
+    ]
+    block(X)
+    for handle in handles:
+        handle.remove()
+    return sum(seen)
 
-    passed, _ = ffn_bytes(ns, printed, formula)
-    assert passed is True
+
+def test_ffn_activation_alone_fails(ns, printed):
+    def activation_only(block, X):
+        return ns["measure_activations"](block, X)["ffn_hidden"]
+
+    passed, message = ffn_bytes(ns, printed, activation_only)
+    assert passed is False
+    assert "activation's output alone" in message
+
+
+def test_ffn_formula_fails_where_config_and_block_differ(ns, printed):
+    def formula(block, X):
+        B, S, D = X.shape
+        return B * S * (2 * block.config.ff_width + D) * X.element_size()
+
+    passed, message = ffn_bytes(ns, printed, formula)
+    assert passed is False
+    assert "measure the tensors the forward pass produces" in message
 
 
 def test_ffn_starter_reports_none(ns, printed):
@@ -175,8 +200,7 @@ def test_ffn_starter_reports_none(ns, printed):
 
 def test_ffn_two_bytes_for_float32_fails(ns, printed):
     def two_bytes(block, X):
-        B, S, _ = X.shape
-        return B * S * block.config.ff_width * 2
+        return hidden_elements(block, X) * 2
 
     passed, message = ffn_bytes(ns, printed, two_bytes)
     assert passed is False
@@ -186,8 +210,7 @@ def test_ffn_two_bytes_for_float32_fails(ns, printed):
 
 def test_ffn_four_bytes_for_bfloat16_fails(ns, printed):
     def four_bytes(block, X):
-        B, S, _ = X.shape
-        return B * S * block.config.ff_width * 4
+        return hidden_elements(block, X) * 4
 
     passed, message = ffn_bytes(ns, printed, four_bytes)
     assert passed is False
@@ -197,8 +220,7 @@ def test_ffn_four_bytes_for_bfloat16_fails(ns, printed):
 
 def test_ffn_element_count_fails(ns, printed):
     def elements(block, X):
-        B, S, _ = X.shape
-        return B * S * block.config.ff_width
+        return hidden_elements(block, X)
 
     passed, message = ffn_bytes(ns, printed, elements)
     assert passed is False
@@ -212,14 +234,13 @@ def test_ffn_output_tensor_fails(ns, printed):
 
     passed, message = ffn_bytes(ns, printed, output_bytes)
     assert passed is False
-    assert "width D = 8" in message
-    assert "D_ff = 24" in message
+    assert "only the FFN's output" in message
 
 
 def test_ffn_other_wrong_count_fails(ns, printed):
     passed, message = ffn_bytes(ns, printed, lambda block, X: 7)
     assert passed is False
-    assert "returned 7 bytes, but the answer is 576" in message
+    assert "returned 7 bytes, but the answer is 1,152" in message
 
 
 def test_ffn_float_result_fails(ns, printed):

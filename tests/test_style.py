@@ -52,7 +52,8 @@ def test_style_figure_size_matches_quarto():
 def ordinary_cells(name):
     """Code cells other than figures, folded self-checks and the style."""
     chunks = qmd.parse(ROOT / "chapters" / f"{name}.qmd").chunks()
-    skip = ("fig-", "selfcheck-", "style")
+    # Checks and the grader's hidden tests are test code, not the chapter's.
+    skip = ("fig-", "selfcheck-", "hidden-", "quiz-check", "style")
     return [
         chunk
         for chunk in chunks

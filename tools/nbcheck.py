@@ -53,7 +53,15 @@ def student_notebooks(root: Path) -> list[tuple[str, Path]]:
     ]
 
 
-STUDENT_FILES = [student_notebooks]
+def assignment_notebooks(root: Path) -> list[tuple[str, Path]]:
+    """The graded assignments (tools/assignments.py), where they exist."""
+    return [
+        (name, root / "assignments" / f"{name}.ipynb")
+        for name in bookcheck.notebook_chapters(root)
+    ]
+
+
+STUDENT_FILES = [student_notebooks, assignment_notebooks]
 
 
 def quarto_syntax(markdown: str) -> list[str]:

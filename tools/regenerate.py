@@ -14,7 +14,10 @@ each executed top to bottom in a fresh kernel and saved with its outputs.
 While the instructor edition executes, every labelled figure is saved to
 `figures/<label>.png` (300 dpi) and `figures/<label>.svg`
 (tools/figure_export.py); last, `figures/README.md`, the index of captions
-and alt text, is rewritten. Running it twice gives byte-identical files.
+and alt text, is rewritten, and the student assignment
+`assignments/<name>.ipynb` of each chapter with graded exercises is written
+(tools/assignments.py, with otter-grader). Running it twice gives
+byte-identical files.
 Outputs are never edited by hand: edit the chapter and run this again.
 """
 
@@ -35,6 +38,8 @@ import links  # noqa: E402
 import qmd as qmd_module  # noqa: E402
 from bookcheck import REGENERATE, ROOT, notebook_chapters  # noqa: E402
 from bookcheck import notebook_path as _notebook_path  # noqa: E402
+
+import assignments  # noqa: E402
 
 CHAPTERS = ROOT / "chapters"
 NOTEBOOKS = ROOT / "notebooks"
@@ -201,6 +206,10 @@ def main(argv: list[str] | None = None) -> None:
             print(line, flush=True)
     export_figures()
     print(f"figures: {len(list(FIGURES.glob('*.svg')))} indexed")
+    for name in names:
+        if name in assignments.graded_chapters():
+            path = assignments.write_student_assignment(name)
+            print(f"{name}: assignment {path.relative_to(ROOT)} written")
 
 
 def warm_font_cache() -> None:

@@ -1,0 +1,387 @@
+"""Graded assignments, built with otter-grader from the chapters.
+
+    python tools/assignments.py build [chapter ...]  # autograder bundles
+    python tools/assignments.py grade CHAPTER SUBMISSION.ipynb ...  # CSV
+
+Each chapter with graded exercises becomes an otter "master" notebook, made
+from the same cells as the instructor notebook (`qmd.edition_cells`), and
+`otter assign` turns it into
+
+- `assignments/<chapter>.ipynb`: the student assignment, written by
+  `tools/regenerate.py` and committed. It is the student notebook with the
+  public tests of each graded question (`grader.check("<question>")`); it
+  holds no solution and no hidden test.
+- `_assignments/<chapter>/autograder/`: the instructor's bundle
+  (`build`), with the solutions notebook and every test, hidden ones
+  included, and `<chapter>-autograder_<date>.zip` for `otter run`.
+
+A graded exercise is an exercise whose kind line gives points,
+`*Implement · 20 min · 4 points*`, followed by
+
+- a starter cell `starter-<question>` that defines `my_...` and ends with
+  the self-check call `check_...(my_...)`: the public test runs that check
+  and fails with the one sentence it prints (1 point);
+- a solution cell `solution-<question>` (instructor only) whose last line
+  calls the same check on the reference answer, `check_...(solution_...)`;
+- hidden tests `hidden-<question>...` (instructor only), each one function
+  `def test_...(env)` that compares the learner's answer with the reference
+  and fails with one sentence; they share the remaining points.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import qmd  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+ASSIGNMENTS = ROOT / "assignments"
+BUNDLES = ROOT / "_assignments"
+POINTS = re.compile(
+    r"::: \{#(exr-[\w-]+)\}\n## (.*)\n\*(\w+) · (\d+) min · (\d+) points?\*"
+)
+CHECK_CALL = re.compile(r"^(check_\w+)\((\w+)\)\s*$")
+CONFIG = """# ASSIGNMENT CONFIG
+name: {name}
+init_cell: true
+check_all_cell: false
+export_cell: false
+run_tests: false
+solutions_pdf: false
+template_pdf: false
+show_question_points: true
+tests:
+  files: false
+  ok_format: false
+generate: true
+"""
+PUBLIC_TEST = '''""" # BEGIN TEST CONFIG
+points: 1
+""" # END TEST CONFIG
+def test_{slug}_public(env):
+    """The chapter's self-check: its one sentence is the feedback."""
+    import contextlib
+    import io
+
+    said = io.StringIO()
+    with contextlib.redirect_stdout(said):
+        passed = env["{check}"](env.get("{answer}"))
+    assert passed is True, said.getvalue().strip()
+'''
+
+
+@dataclass
+class Question:
+    """One graded exercise of a chapter."""
+
+    name: str
+    exercise: str
+    points: int
+    starter: str = ""
+    check: str = ""
+    answer: str = ""
+    solution: str = ""
+    hidden: list[str] = field(default_factory=list)
+
+    @property
+    def hidden_points(self) -> int:
+        return self.points - 1
+
+
+def cell_label(cell) -> str:
+    if cell.cell_type != "code":
+        return ""
+    return str(qmd.cell_options(cell.source).get("label", ""))
+
+
+def code_of(source: str) -> str:
+    """A chunk's code without its `#|` option lines."""
+    lines = source.split("\n")
+    while lines and lines[0].startswith("#|"):
+        lines.pop(0)
+    return "\n".join(lines).strip("\n")
+
+
+def questions(parsed: qmd.Qmd) -> list[Question]:
+    """The graded questions of a chapter, in the order of its exercises."""
+    prose = parsed.prose("instructor")
+    graded = {
+        label.removeprefix("exr-"): int(points)
+        for label, _, _, _, points in POINTS.findall(prose)
+    }
+    # The exercise each chunk follows, read from the chapter's own text
+    # (the notebook's Markdown need not keep the `::: {#exr-...}` line).
+    exercise_of, exercise = {}, ""
+    for part in parsed.parts:
+        if part[0] == "markdown":
+            opened = re.findall(r"::: \{#exr-([\w-]+)\}", part[1])
+            exercise = opened[-1] if opened else exercise
+        else:
+            exercise_of[str(part[1].options.get("label", ""))] = exercise
+    cells = [cell for cell, _ in qmd.edition_cells(parsed)]
+    found: dict[str, Question] = {}
+    for cell in cells:
+        label = cell_label(cell)
+        kind, _, name = label.partition("-")
+        exercise = exercise_of.get(label, "")
+        if kind == "starter":
+            if exercise not in graded:
+                continue
+            last = code_of(cell.source).split("\n")[-1]
+            call = CHECK_CALL.match(last)
+            if not call:
+                raise ValueError(
+                    f"{parsed.path}: {label} must end with check_...(my_...)"
+                )
+            found[name] = Question(
+                name=name,
+                exercise=exercise,
+                points=graded[exercise],
+                starter=code_of(cell.source),
+                check=call.group(1),
+                answer=call.group(2),
+            )
+        elif kind == "solution" and name in found:
+            last = code_of(cell.source).split("\n")[-1]
+            call = CHECK_CALL.match(last)
+            if call and call.group(1) == found[name].check:
+                found[name].solution = code_of(cell.source)
+        elif kind == "hidden":
+            owner = next(
+                (q for q in found.values() if name.startswith(q.name)), None
+            )
+            if owner is None:
+                raise ValueError(
+                    f"{parsed.path}: {label} follows no graded starter cell"
+                )
+            owner.hidden.append(test_function(code_of(cell.source)))
+    for question in found.values():
+        if not question.solution or not question.hidden:
+            raise ValueError(
+                f"{parsed.path}: graded question {question.name} needs a "
+                f"solution-{question.name} cell ending with "
+                f"{question.check}(solution_...) and hidden-{question.name} "
+                "tests"
+            )
+    missing = set(graded) - {q.exercise for q in found.values()}
+    if missing:
+        raise ValueError(
+            f"{parsed.path}: exercises with points but no starter cell: "
+            f"{sorted(missing)}"
+        )
+    return list(found.values())
+
+
+def test_function(code: str) -> str:
+    """The one `def test_...` of a hidden-test chunk, without its demo call."""
+    blocks = re.split(r"\n(?=\S)", code)
+    defs = [block for block in blocks if block.startswith("def test_")]
+    if len(defs) != 1:
+        raise ValueError(
+            f"a hidden test chunk needs one def test_...:\n{code}"
+        )
+    return defs[0].rstrip()
+
+
+def solution_cell(question: Question) -> str:
+    """The master notebook's answer cell: the starter, then the solution."""
+    starter = question.starter.split("\n")
+    body = "\n".join(starter[:-1]).rstrip("\n")
+    solution = question.solution.split("\n")
+    reference = CHECK_CALL.match(solution[-1]).group(2)
+    hidden = "\n".join(solution[:-1]).rstrip("\n")
+    return (
+        f"{body}\n\n\n# BEGIN SOLUTION NO PROMPT\n{hidden}\n\n\n"
+        f"{question.answer} = {reference}\n# END SOLUTION\n{starter[-1]}"
+    )
+
+
+def master_notebook(name: str) -> nbformat.NotebookNode:
+    """The otter master notebook of a chapter (solutions and all tests)."""
+    parsed = qmd.parse(ROOT / "chapters" / f"{name}.qmd")
+    by_starter = {f"starter-{q.name}": q for q in questions(parsed)}
+    notebook = qmd.to_notebook(parsed, "student")
+    cells = [raw(CONFIG.format(name=name))]
+    for cell in notebook.cells:
+        if cell.cell_type == "raw":
+            continue  # the front matter is no part of an assignment
+        question = by_starter.get(cell_label(cell))
+        if question is None:
+            cells.append(cell)
+            continue
+        cells.append(
+            raw(
+                f"# BEGIN QUESTION\nname: {question.name}\n"
+                f"points: {question.points}"
+            )
+        )
+        cells.append(raw("# BEGIN SOLUTION"))
+        cells.append(nbformat.v4.new_code_cell(solution_cell(question)))
+        cells.append(raw("# END SOLUTION"))
+        cells.append(raw("# BEGIN TESTS"))
+        slug = question.name.replace("-", "_")
+        public = PUBLIC_TEST.format(
+            slug=slug, check=question.check, answer=question.answer
+        )
+        cells.append(nbformat.v4.new_code_cell(public))
+        share = question.hidden_points / len(question.hidden)
+        for test in question.hidden:
+            config = (
+                f'""" # BEGIN TEST CONFIG\nhidden: true\npoints: {share:g}'
+            )
+            source = f'{config}\n""" # END TEST CONFIG\n{test}'
+            cells.append(nbformat.v4.new_code_cell(source))
+        cells.append(raw("# END TESTS"))
+        cells.append(raw("# END QUESTION"))
+    notebook.cells = cells
+    return notebook
+
+
+def raw(source: str) -> nbformat.NotebookNode:
+    return nbformat.v4.new_raw_cell(source)
+
+
+def graded_chapters(root: Path = ROOT) -> list[str]:
+    """Chapters with at least one exercise worth points."""
+    names = []
+    for path in sorted((root / "chapters").glob("*.qmd")):
+        if POINTS.search(path.read_text(encoding="utf-8")):
+            names.append(path.stem)
+    return names
+
+
+def run_otter_assign(name: str, destination: Path) -> Path:
+    """`otter assign` on the chapter's master notebook; its output dir."""
+    from otter.assign import main as otter_assign
+
+    master = destination / f"{name}.ipynb"
+    destination.mkdir(parents=True, exist_ok=True)
+    nbformat.write(master_notebook(name), master)
+    result = destination / "dist"
+    with contextlib.redirect_stdout(io.StringIO()):
+        otter_assign(str(master), str(result), no_pdfs=True)
+    return result
+
+
+def student_assignment(name: str) -> nbformat.NotebookNode:
+    """The student assignment notebook, as `otter assign` writes it."""
+    with tempfile.TemporaryDirectory() as scratch:
+        result = run_otter_assign(name, Path(scratch))
+        notebook = nbformat.read(result / "student" / f"{name}.ipynb", 4)
+    for number, cell in enumerate(notebook.cells):
+        cell["id"] = f"cell-{number:03d}"
+    return notebook
+
+
+def bundle(name: str, destination: Path):
+    """`otter assign` into destination: (student notebook, test files).
+
+    The test files are the autograder's, hidden tests included, as
+    {question name: source of tests/<question>.py}.
+    """
+    result = run_otter_assign(name, destination)
+    student = nbformat.read(result / "student" / f"{name}.ipynb", 4)
+    archive = next((result / "autograder").glob("*.zip"))
+    with zipfile.ZipFile(archive) as bundled:
+        tests = {
+            Path(item).stem: bundled.read(item).decode("utf-8")
+            for item in bundled.namelist()
+            if item.startswith("tests/") and item.endswith(".py")
+        }
+    return student, tests
+
+
+def write_student_assignment(name: str) -> Path:
+    path = ASSIGNMENTS / f"{name}.ipynb"
+    path.parent.mkdir(exist_ok=True)
+    text = nbformat.writes(student_assignment(name)) + "\n"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def build(name: str) -> Path:
+    """The instructor's bundle in _assignments/<name>/; the zip's path."""
+    target = BUNDLES / name
+    shutil.rmtree(target, ignore_errors=True)
+    result = run_otter_assign(name, target)
+    return next((result / "autograder").glob("*.zip"))
+
+
+def otter_run(archive: Path, submission: Path, output: Path) -> dict:
+    """`otter run` (local, no Docker) on one notebook: {question: score}."""
+    output.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "otter", "run", "-a", str(archive)]
+    command += [str(submission), "-o", str(output)]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    subprocess.run(command, capture_output=True, env=env, check=False)
+    results = output / "results.json"
+    if not results.exists():
+        return {}
+    tests = json.loads(results.read_text(encoding="utf-8"))["tests"]
+    return {t["name"]: t["score"] for t in tests if "max_score" in t}
+
+
+def grade(name: str, submissions: list[Path], jobs: int = 2) -> Path:
+    """Grade every submission with `otter run`; write grades.csv."""
+    archive = next((BUNDLES / name / "dist" / "autograder").glob("*.zip"))
+    names = [q.name for q in questions(qmd.parse(chapter_path(name)))]
+    outputs = [BUNDLES / name / "results" / s.stem for s in submissions]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        scores = list(
+            pool.map(
+                otter_run, [archive] * len(submissions), submissions, outputs
+            )
+        )
+    table = BUNDLES / name / "grades.csv"
+    with table.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["submission", *names, "total"])
+        for submission, score in zip(submissions, scores, strict=True):
+            row = [score.get(q, 0) for q in names]
+            writer.writerow([submission.name, *row, sum(row)])
+    return table
+
+
+def chapter_path(name: str) -> Path:
+    return ROOT / "chapters" / f"{name}.qmd"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("command", choices=["build", "grade"])
+    parser.add_argument(
+        "chapters",
+        nargs="*",
+        help="chapters; for grade, "
+        "one chapter and then the submitted notebooks",
+    )
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args(argv)
+    if args.command == "grade":
+        name, *submissions = args.chapters
+        table = grade(name, [Path(s) for s in submissions], args.jobs)
+        print(f"{name}: {len(submissions)} graded, {table}")
+        return
+    for name in args.chapters or graded_chapters():
+        print(f"{name}: {build(name).relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
