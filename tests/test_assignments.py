@@ -28,8 +28,13 @@ GRADED = assignments.graded_chapters()
 SKIP = {
     "maths-and-code": (
         "depth-gradients",
+        "depth-gradients-final",
         "depth-summary",
+        "depth-stream",
         "fig-depth-gradients",
+        "ffn-gradients",
+        "ffn-gradients-summary",
+        "fig-ffn-gradients",
         "solution-gradient-30",
     ),
     "mechanics": (),
