@@ -7,8 +7,8 @@ files (tests/test_assignments.py).
 
 Each `otter run` executes a whole chapter in a fresh kernel (about 10 s of
 CPU), more than the suite's 30 s budget allows, so these tests are opt-in:
-`BOOK_GRADING=1 bash tools/test.sh tests/test_grading.py`, which CI runs
-(.ci/run and the GitHub workflow) after the suite.
+`BOOK_GRADING=1 bash tools/test.sh tests/test_grading.py`, which the GitHub
+workflow runs after the suite.
 """
 
 import os
