@@ -104,7 +104,7 @@ def test_maths_is_drawn_at_build_time(tmp_path):
     drawn = path.read_text(encoding="utf-8")
     assert drawn.count('class="katex"') == 2
     assert 'class="katex-display"' in drawn
-    assert '<span class="math display" tabindex="0">' in drawn
+    assert '<span class="katex-display" tabindex="0">' in drawn
     assert "katex.min.js" not in drawn
     assert "mathElements" not in drawn
 
@@ -129,3 +129,31 @@ def test_each_theme_blocks_rendering_only_in_its_own_scheme():
     # Quarto's scheme script runs first, then the one that releases media.
     assert finished.index("toggle();") < finished.index("data-tb-scheme")
     assert postrender.finish(finished) == finished
+
+
+def test_tables_become_focusable():
+    finished = postrender.finish(page('<table class="caption-top table">'))
+    assert '<table tabindex="0" class="caption-top table">' in finished
+
+
+def test_figures_get_their_size_and_all_but_the_first_load_lazily(tmp_path):
+    png = (ROOT / "figures").glob("*.png")
+    figure = next(png)
+    for name in ("one.png", "two.png"):
+        shutil.copy(figure, tmp_path / name)
+    path = tmp_path / "a.html"
+    path.write_text(
+        page('<img src="one.png" alt="1"><img src="two.png" alt="2">'),
+        encoding="utf-8",
+    )
+    assert postrender.main([str(tmp_path)]) == 0
+    text = path.read_text(encoding="utf-8")
+    width, height = postrender.png_size(figure)
+    assert f'<img src="one.png" width="{width}" height="{height}" alt' in text
+    assert (
+        f'<img src="two.png" width="{width}" height="{height}" '
+        'loading="lazy" alt'
+    ) in text
+    # Running again changes nothing.
+    assert postrender.main([str(tmp_path)]) == 0
+    assert path.read_text(encoding="utf-8") == text

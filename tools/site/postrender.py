@@ -22,9 +22,11 @@ It rewrites each HTML page of the site in place, and is idempotent:
   page arrives with its formulas drawn, loads no KaTeX script and does not
   shift as they are drawn. Without `node` on PATH the page keeps Quarto's
   in-browser rendering.
-- A printed output whose lines are too long for a phone, and a display
-  equation, scroll sideways; they become focusable, so a keyboard can
-  scroll them too.
+- A printed output whose lines are too long for a phone, a display
+  equation and a table may scroll sideways on a phone (book.scss); they
+  become focusable, so a keyboard can scroll them too.
+- Figures carry their size (no layout shift as they arrive) and all but
+  a page's first load lazily, when the reader scrolls near them.
 - The previous/next links lose their aria-label, which left out the
   chapter number they show (the link's text names it).
 
@@ -54,6 +56,10 @@ KATEX_LOOP = re.compile(
     r"\(\) \{\n var mathElements.*?</script>",
     re.S,
 )
+# A table of the text (not a code cell's line-number table, which has none
+# here): Quarto writes `<table class="caption-top table">` and the like.
+TABLE = re.compile(r'<table( class="[^"]*table[^"]*")>')
+IMAGE = re.compile(r'<img src="([^":]+\.png)"(?! width=)')
 PAGINATION_LABEL = re.compile(r'(class="pagination-link") aria-label="[^"]*"')
 
 RUNTIME_TAG = re.compile(
@@ -205,10 +211,14 @@ def render_maths(pages: dict[Path, str]) -> dict[Path, str]:
     drawn = iter(json.loads(result.stdout))
 
     def replace(match: re.Match) -> str:
-        kind = match.group(1)
-        # A display equation may scroll sideways (tools/site/book.scss).
-        focus = ' tabindex="0"' if kind == "display" else ""
-        return f'<span class="math {kind}"{focus}>{next(drawn)}</span>'
+        # A display equation may scroll sideways (tools/site/book.scss):
+        # the element that scrolls, KaTeX's own block, takes the focus.
+        formula = next(drawn).replace(
+            '<span class="katex-display">',
+            '<span class="katex-display" tabindex="0">',
+            1,
+        )
+        return f'<span class="math {match.group(1)}">{formula}</span>'
 
     finished = {}
     for path, page in pages.items():
@@ -219,8 +229,44 @@ def render_maths(pages: dict[Path, str]) -> dict[Path, str]:
     return finished
 
 
+def focusable_tables(page: str) -> str:
+    """Tables focusable: on a phone they may scroll sideways."""
+    return TABLE.sub(r'<table tabindex="0"\1>', page)
+
+
+def png_size(path: Path) -> tuple[int, int] | None:
+    """Width and height of a PNG file, from its header."""
+    try:
+        with path.open("rb") as file:
+            header = file.read(24)
+    except OSError:
+        return None
+    if header[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    return (
+        int.from_bytes(header[16:20], "big"),
+        int.from_bytes(header[20:24], "big"),
+    )
+
+
+def sized_lazy_images(page: str, folder: Path) -> str:
+    """Each figure with its size; all but the page's first lazy."""
+    seen = 0
+
+    def replace(match: re.Match) -> str:
+        nonlocal seen
+        seen += 1
+        size = png_size(folder / html.unescape(match.group(1)))
+        if size is None:
+            return match.group(0)
+        lazy = ' loading="lazy"' if seen > 1 else ""
+        return f'{match.group(0)} width="{size[0]}" height="{size[1]}"{lazy}'
+
+    return IMAGE.sub(replace, page)
+
+
 def finish(page: str) -> str:
-    page = PAGINATION_LABEL.sub(r"\1", page)
+    page = focusable_tables(PAGINATION_LABEL.sub(r"\1", page))
     page = scheme_media(defer_head_scripts(lazy_ojs(page)))
     return focusable_outputs(page)
 
@@ -235,7 +281,10 @@ def main(argv: list[str]) -> int:
         for path in sorted(Path(site).rglob("*.html"))
     }
     finished = render_maths(
-        {path: finish(page) for path, page in pages.items()}
+        {
+            path: sized_lazy_images(finish(page), path.parent)
+            for path, page in pages.items()
+        }
     )
     for path, page in finished.items():
         if page != pages[path]:
