@@ -6,7 +6,9 @@ from conftest import ROOT
 
 
 @pytest.mark.parametrize(
-    "check", bookcheck.CHECKS, ids=[c.__name__ for c in bookcheck.CHECKS]
+    "check",
+    bookcheck.all_checks(),
+    ids=[c.__name__ for c in bookcheck.all_checks()],
 )
 def test_book_passes(check):
     problems = check(ROOT)

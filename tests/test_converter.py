@@ -1,4 +1,5 @@
-"""The .qmd to notebook converter follows `quarto convert`'s rules."""
+"""The .qmd to notebook converter: code cells as `quarto convert` makes
+them, Markdown as the website reads (tests/test_nbmarkdown.py has more)."""
 
 import nbformat
 import pytest
@@ -47,8 +48,16 @@ Closing prose.
 """
 
 
+CONFIG = """book:
+  title: A book
+  repo-url: https://github.com/org/repo
+  chapters: [a.qmd, b.qmd]
+"""
+
+
 @pytest.fixture
 def chapter(tmp_path):
+    (tmp_path / "_quarto.yml").write_text(CONFIG, encoding="utf-8")
     path = tmp_path / "a.qmd"
     path.write_text(SOURCE, encoding="utf-8")
     return qmd.parse(path)
@@ -58,7 +67,6 @@ def test_cells_are_those_nbformat_makes(chapter):
     # The converter builds cells without nbformat's per-cell schema check;
     # they must still be exactly what nbformat.v4.new_*_cell returns.
     make = {
-        "raw": nbformat.v4.new_raw_cell,
         "markdown": nbformat.v4.new_markdown_cell,
         "code": nbformat.v4.new_code_cell,
     }
@@ -71,11 +79,20 @@ def test_cells_are_those_nbformat_makes(chapter):
         assert cell == expected
 
 
-def test_front_matter_becomes_one_raw_cell(chapter):
+def test_front_matter_reaches_no_cell(chapter):
     cells = qmd.to_notebook(chapter, "instructor").cells
-    assert cells[0].cell_type == "raw"
-    assert cells[0].source.startswith("---\ntitle:")
-    assert cells[0].source.endswith("---")
+    assert all(cell.cell_type != "raw" for cell in cells)
+    text = "\n".join(cell.source for cell in cells)
+    assert "title:" not in text and "jupyter:" not in text
+
+
+def test_first_cell_is_the_title_with_links(chapter):
+    title = qmd.to_notebook(chapter, "student").cells[0]
+    lines = title.source.split("\n")
+    assert lines[0] == "# 1 A chapter"
+    assert "https://org.github.io/repo/a.html" in title.source
+    assert "colab.research.google.com/github/org/repo" in title.source
+    assert "torch" in title.source
 
 
 def test_only_python_chunks_become_code_cells_options_first(chapter):
@@ -89,9 +106,10 @@ def test_only_python_chunks_become_code_cells_options_first(chapter):
 
 
 def test_markdown_between_code_cells_is_one_cell(chapter):
-    cells = qmd.to_notebook(chapter, "instructor").cells
-    assert cells[1].cell_type == "markdown"
-    assert cells[1].source == "# A chapter {#sec-a}\n\nSome prose."
+    cells = qmd.to_notebook(chapter, "student").cells
+    assert cells[0].cell_type == "markdown"
+    assert cells[0].source.endswith("seconds.\n\nSome prose.")
+    assert cells[1].cell_type == "code"
 
 
 def test_student_edition_drops_solutions_and_their_code(chapter):
@@ -135,6 +153,7 @@ def test_broken_sources_name_file_and_line(tmp_path, text, line, words):
 
 @pytest.mark.parametrize("edition", qmd.EDITIONS)
 def test_website_only_divs_are_left_out(tmp_path, edition):
+    (tmp_path / "_quarto.yml").write_text(CONFIG, encoding="utf-8")
     path = tmp_path / "b.qmd"
     path.write_text(
         "Before.\n\n"

@@ -18,6 +18,8 @@ import sys
 
 import bookcheck
 import freeze
+import links
+import nbcheck
 import pytest
 import qmd
 import render_log
@@ -260,3 +262,171 @@ def test_freeze_check_finds_a_changed_chapter_and_missing_results(tmp_path):
         "chapters/systems.qmd: no frozen results "
         "_freeze/chapters/systems/execute-results/typ.json",
     ]
+
+
+# ------------------------------------------------ notebook numbers vs site
+
+SITE_XREF = re.compile(
+    r'<a href="([^"]*)" class="quarto-xref"[^>]*>(.*?)</a>', re.S
+)
+SITE_NUMBERED = re.compile(
+    r'<h[2-6][^>]*>\s*<span class="header-section-number">([^<]*)</span>'
+    r"(.*?)</h[2-6]>"
+    r"|<figcaption[^>]*>\s*((?:Figure|Table)&nbsp;[\w.]+):"
+    r"|\\tag\{([^}]*)\}"
+    r'|class="theorem-title"><strong>(Exercise [\w.]+)',
+    re.S,
+)
+NOTEBOOK_LINK = re.compile(
+    r"\[((?:Figure|Equation|Table|Section|Chapter|Appendix|Exercise) [\w.]+)\]"
+    r"\((https?://[^)\s]+)\)"
+)
+NOTEBOOK_NUMBERED = re.compile(
+    r"^#{2,6} (\d[\w.]*) (.*)$"
+    r"|^\*\*((?:Figure|Table) [\w.]+):\*\*"
+    r"|\\tag\{([^}]*)\}"
+    r"|^\*\*(Exercise [\w.]+)\*\*",
+    re.M,
+)
+
+
+def _plain(html_text: str) -> str:
+    # Pandoc's typographic quotes; notebooks keep the source's straight ones.
+    text = html.unescape(re.sub(r"<[^>]+>", "", html_text)).replace("’", "'")
+    return " ".join(text.replace("\xa0", " ").split())
+
+
+def website_numbers(site, name: str) -> tuple[dict, list]:
+    """A rendered chapter page's cross-references (target -> text) and its
+    numbered things in order (sections, captions, tags, exercises)."""
+    page = (site / "chapters" / f"{name}.html").read_text("utf-8")
+    refs = {}
+    for href, text in SITE_XREF.findall(page):
+        target = href if "/" in href else f"chapters/{href}"
+        target = f"chapters/{name}.html{href}" if href[0] == "#" else target
+        refs[target.replace("chapters/../", "")] = _plain(text)
+    found = [
+        _plain(" ".join(g for g in groups if g))
+        for groups in SITE_NUMBERED.findall(page)
+    ]
+    return refs, found
+
+
+def notebook_numbers(notebook, site_url: str) -> tuple[set, list]:
+    """The same, read from a notebook's Markdown cells."""
+    refs, found = set(), []
+    for cell in notebook.cells:
+        if cell.cell_type != "markdown":
+            continue
+        for text, url in NOTEBOOK_LINK.findall(cell.source):
+            if url.startswith(site_url):
+                refs.add((url.removeprefix(site_url), text))
+        found += [
+            " ".join(g for g in groups if g)
+            for groups in NOTEBOOK_NUMBERED.findall(cell.source)
+        ]
+    return refs, found
+
+
+@pytest.fixture(scope="module")
+def website(request):
+    """The rendered student site: `_book/` if it is newer than every
+    source, else the module's own render."""
+    root = bookcheck.ROOT
+    index = root / "_book" / "index.html"
+    sources = [root / "_quarto.yml", root / "references.bib"]
+    sources += sorted((root / "chapters").glob("*.qmd"))
+    if index.exists() and all(
+        index.stat().st_mtime > path.stat().st_mtime for path in sources
+    ):
+        return root, root / "_book"
+    copy, log, code = request.getfixturevalue("rendered")
+    assert code == 0, log[-4000:]
+    return copy, copy / "_book"
+
+
+def number_differences(root, site) -> tuple[list[str], int]:
+    """Where the student notebooks' numbers differ from the website's, and
+    how many numbers were compared."""
+    site_url = links.site_url(root)
+    problems, compared = [], 0
+    for name in bookcheck.notebook_chapters(root):
+        path = bookcheck.notebook_path(root, name, "student")
+        mine_refs, mine = notebook_numbers(nbcheck.read(path), site_url)
+        site_refs, theirs = website_numbers(site, name)
+        # Every reference the notebook makes, the page makes too (same
+        # target, same text), and the same numbered things in order.
+        for target, text in sorted(mine_refs):
+            if site_refs.get(target) != text:
+                problems.append(
+                    f"{path.name}: '{text}' links to {target}, which the "
+                    f"website calls {site_refs.get(target)!r}"
+                )
+        for ours, its in zip(mine, theirs, strict=False):
+            if ours != its:
+                problems.append(f"{path.name}: {ours!r}, website {its!r}")
+        if len(mine) != len(theirs):
+            problems.append(
+                f"{path.name}: {len(mine)} numbered things, website "
+                f"{len(theirs)}"
+            )
+        compared += len(mine_refs) + len(mine)
+        problems += citation_differences(site, name, path)
+    return problems, compared
+
+
+SITE_CITATION = re.compile(r'<span class="citation"[^>]*>(.*?)</span>', re.S)
+SITE_ENTRY = re.compile(
+    r'<div id="ref-[^"]*" class="csl-entry"[^>]*>(.*?)</div>', re.S
+)
+
+
+def citation_differences(site, name: str, path) -> list[str]:
+    """Citations and bibliography entries the notebook writes otherwise
+    than the website: each citation as often, each entry word for word."""
+    page = (site / "chapters" / f"{name}.html").read_text("utf-8")
+    cells = [
+        c.source for c in nbcheck.read(path).cells if c.cell_type == "markdown"
+    ]
+    references = cells[-1] if cells[-1].startswith("## References") else ""
+    prose = "\n".join(cells[:-1] if references else cells)
+    problems = []
+    cited = [_plain(text) for text in SITE_CITATION.findall(page)]
+    for text in sorted(set(cited)):
+        if prose.count(text) != cited.count(text):
+            problems.append(
+                f"{path.name}: the website cites {text!r} "
+                f"{cited.count(text)} times, the notebook {prose.count(text)}"
+            )
+    bibliography = (site / "chapters" / "references.html").read_text("utf-8")
+    entries = {_plain(entry) for entry in SITE_ENTRY.findall(bibliography)}
+    for entry in references.split("\n\n")[1:]:
+        plain = re.sub(r"[*<>]", "", entry)
+        if plain not in entries:
+            problems.append(f"{path.name}: {plain!r} is not on the website")
+    return problems
+
+
+@needs_quarto
+def test_notebook_numbers_match_the_website(website):
+    problems, compared = number_differences(*website)
+    assert not problems, "\n".join(problems)
+    assert compared > 100, "test set-up: too few numbers compared"
+
+
+@needs_quarto
+def test_a_wrong_number_or_citation_is_caught(website, tmp_path):
+    root, site = website
+    copy = copy_book(tmp_path / "book")
+    path = bookcheck.notebook_path(copy, "mechanics", "student")
+    text = path.read_text("utf-8")
+    assert "**Exercise 2.3**" in text and "[Figure 2.1](" in text
+    text = text.replace("**Exercise 2.3**", "**Exercise 2.4**", 1)
+    text = text.replace("[Figure 2.1](", "[Figure 2.2](", 1)
+    text = text.replace("(Ba et al. 2016)", "(Ba, Kiros, and Hinton 2016)")
+    path.write_text(text.replace("Hinton. 2016.", "Hinton. 2016a."))
+    problems, _ = number_differences(copy, site)
+    assert [p for p in problems if "'Figure 2.2' links to" in p]
+    assert [p for p in problems if "'Exercise 2.4', website" in p]
+    assert [p for p in problems if "cites '(Ba et al. 2016)'" in p]
+    assert [p for p in problems if "2016a." in p and "not on the" in p]

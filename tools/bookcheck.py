@@ -745,9 +745,16 @@ CHECKS = [
 ]
 
 
+def all_checks() -> list:
+    """CHECKS, and the checks of what learners receive (tools/nbcheck.py)."""
+    import nbcheck
+
+    return CHECKS + nbcheck.CHECKS
+
+
 def main() -> int:
     failed = 0
-    for check in CHECKS:
+    for check in all_checks():
         problems = check(ROOT)
         status = "ok" if not problems else f"{len(problems)} problem(s)"
         print(f"{check.__name__}: {status}")

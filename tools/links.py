@@ -22,10 +22,34 @@ def repo_url(root: Path) -> str:
     return config["book"]["repo-url"].rstrip("/")
 
 
+def site_url(root: Path) -> str:
+    """The published website's address, ending in `/`.
+
+    `book: site-url` where `_quarto.yml` sets it; until then the GitHub
+    Pages address of `book: repo-url` (github.com/ORG/REPO is published
+    at ORG.github.io/REPO), where the deploy workflow publishes the site.
+    """
+    config = qmd.load_yaml((root / "_quarto.yml").read_text("utf-8"))
+    site = config["book"].get("site-url")
+    if site:
+        return site.rstrip("/") + "/"
+    owner, _, name = (
+        repo_url(root).removeprefix("https://github.com/").partition("/")
+    )
+    return f"https://{owner.lower()}.github.io/{name}/"
+
+
+def colab_url(root: Path, path: str) -> str:
+    """Colab's address for a file of the repository (a notebook)."""
+    github = repo_url(root).removeprefix("https://github.com/")
+    return (
+        f"https://colab.research.google.com/github/{github}/blob/main/{path}"
+    )
+
+
 def expected(root: Path, name: str) -> dict:
     """The link metadata chapter `name` should carry."""
     url = repo_url(root)
-    github = url.removeprefix("https://github.com/")
     notebook = f"notebooks/{name}.ipynb"
     return {
         "other-links": [
@@ -36,8 +60,7 @@ def expected(root: Path, name: str) -> dict:
             },
             {
                 "text": "Open this chapter's notebook in Colab",
-                "href": "https://colab.research.google.com/github/"
-                f"{github}/blob/main/{notebook}",
+                "href": colab_url(root, notebook),
                 "icon": "google",
                 "target": "_blank",
             },

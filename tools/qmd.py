@@ -1,21 +1,20 @@
 """Read a chapter's `.qmd` source and turn it into notebook cells.
 
-The cells follow `quarto convert`'s rules, so the notebook a learner opens
-matches the page a reader sees:
-
-- the YAML front matter becomes one raw cell;
 - each ```{python} chunk becomes one code cell, its `#|` option lines kept
-  first, exactly as written;
-- everything else (prose, maths, other fenced blocks) becomes markdown
-  cells, one for each stretch between two code cells.
+  first, exactly as written (as `quarto convert` makes it);
+- everything else becomes Markdown cells, one for each stretch between two
+  code cells, written as the website shows it (tools/nbmarkdown.py: a
+  title cell first, numbered references, captions, author-year citations
+  and a References cell last);
+- the YAML front matter reaches no cell.
 
-Two additions. The book keeps worked solutions inside
+The book keeps worked solutions inside
 `::: {.content-visible when-profile="instructor"}` divs: the student edition
 drops those divs with everything in them (code included); the instructor
-edition keeps them, as `quarto convert` would. And the website-only
-explorers, in `::: {.content-visible when-format="html"}` divs of `{ojs}`
-cells, are left out of both, since a notebook cannot run them; the
-chapter's prose before the div says what the website shows there.
+edition keeps them. The website-only explorers, in
+`::: {.content-visible when-format="html"}` divs of `{ojs}` cells, are left
+out of both, since a notebook cannot run them; the chapter's prose before
+the div says what the website shows there.
 """
 
 from __future__ import annotations
@@ -36,10 +35,6 @@ PYTHON_CHUNK = re.compile(r"^(`{3,})\{python\}\s*$")
 ANY_FENCE = re.compile(r"^(`{3,}|~{3,})")
 DIV_OPEN = re.compile(r"^:{3,}\s*\S")
 DIV_CLOSE = re.compile(r"^:{3,}\s*$")
-WEBSITE_DIV = re.compile(
-    r"^:{3,}\s*\{[^}]*\.content-visible[^}]*"
-    r"when-format\s*=\s*\"?html\"?[^}]*\}\s*$"
-)
 
 
 # PyYAML's libyaml parser where the wheel has it: the same results as
@@ -89,6 +84,8 @@ class Qmd:
     front_matter: str
     # Each part is ("markdown", text, line, solution) or ("code", Chunk).
     parts: list = field(default_factory=list)
+    # (book, cells) from edition_cells, while the book is unchanged.
+    converted: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def metadata(self) -> dict:
@@ -267,44 +264,48 @@ def edition_cells(qmd: Qmd) -> list[tuple[nbformat.NotebookNode, bool]]:
     """The instructor edition's cells, each with whether it is a solution.
 
     The student edition is exactly these cells without the solutions.
+    Markdown reads as the website does (tools/nbmarkdown.py): a title cell
+    first, numbered references, a caption after each figure, a References
+    cell last; the front matter stays in the `.qmd`.
     """
+    import nbmarkdown
+
+    book = nbmarkdown.load_book(nbmarkdown.find_root(qmd.path))
+    # Both editions and several checks convert a chapter: translate once.
+    if qmd.converted is None or qmd.converted[0] is not book:
+        qmd.converted = (
+            book,
+            _translate(qmd, nbmarkdown.Chapter(book, qmd.path)),
+        )
+    return [
+        (_cell(kind, source), solution)
+        for kind, source, solution in qmd.converted[1]
+    ]
+
+
+def _translate(qmd: Qmd, chapter) -> list[tuple[str, str, bool]]:
+    """(cell type, source, is a solution) of every cell, in order."""
     cells = []
-    if qmd.front_matter:
-        cells.append((_cell("raw", qmd.front_matter), False))
     for part in qmd.parts:
         if part[0] == "code":
             chunk = part[1]
-            cells.append((_cell("code", chunk.source), chunk.solution))
+            cells.append(("code", chunk.source, chunk.solution))
+            # Only a figure's chunk has a caption; most chunks skip YAML.
+            if "fig-" in chunk.source:
+                caption = chapter.caption(chunk.options)
+                if caption:
+                    cells.append(("markdown", caption, chunk.solution))
             continue
         _, text, _, solution = part
-        text = without_website_divs(text).strip("\n")
-        text = re.sub(r"\n{3,}", "\n\n", text)
+        text = chapter.markdown(text)
         if text.strip():
-            cells.append((_cell("markdown", text), solution))
+            cells.append(("markdown", text, solution))
+        if len(cells) == 1 and chapter.heading:
+            cells.append(("markdown", chapter.instructor_note(), True))
+    references = chapter.references()
+    if references:
+        cells.append(("markdown", references, False))
     return cells
-
-
-def without_website_divs(text: str) -> str:
-    """Markdown without its website-only divs and everything in them."""
-    kept: list[str] = []
-    depth = 0  # divs open inside a website-only div, itself included
-    fence = ""  # the marker of a code fence open inside one
-    for line in text.split("\n"):
-        if depth == 0:
-            if WEBSITE_DIV.match(line):
-                depth = 1
-            else:
-                kept.append(line)
-            continue
-        if fence:
-            fence = "" if line.strip() == fence else fence
-        elif ANY_FENCE.match(line):
-            fence = ANY_FENCE.match(line).group(1)
-        elif DIV_CLOSE.match(line):
-            depth -= 1
-        elif DIV_OPEN.match(line):
-            depth += 1
-    return "\n".join(kept)
 
 
 def _cell(cell_type: str, source: str) -> nbformat.NotebookNode:

@@ -7,29 +7,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v quarto >/dev/null; then
-    cat >&2 <<'MSG'
-render: Quarto is not installed (no `quarto` command on PATH).
-Install Quarto 1.7 or newer from https://quarto.org/docs/get-started/
-(or `pip install quarto-cli`, which downloads Quarto while it installs),
-then run this command again. Everything except rendering, including all
-tests, works without Quarto: bash tools/test.sh
-MSG
-    exit 2
-fi
 source tools/setup.sh
+# The Quarto to render with: $QUARTO, else one on PATH at least the version
+# pinned in requirements-render.txt, else that version installed into .venv.
+QUARTO=$(bash tools/quarto.sh)
 # Quarto executes the chapters with the same Python as the tests.
 export QUARTO_PYTHON="$PWD/.venv/bin/python"
 if [ "${1:-}" = "preview" ]; then
     shift
-    exec quarto preview "$@"
+    exec "$QUARTO" preview "$@"
 fi
 # Quarto exits 0 even when it warns (an unresolved cross-reference, a
 # missing citation): keep its output and fail on any warning in it.
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-quarto render "$@" 2>&1 | tee "$log" || status=$?
+"$QUARTO" render "$@" 2>&1 | tee "$log" || status=$?
 if [ "$status" -ne 0 ]; then
     exit "$status"
 fi

@@ -1,0 +1,387 @@
+"""Quarto Markdown becomes what the website shows (tools/nbmarkdown.py),
+numbered as Quarto numbers the book (tools/booknumbers.py), with citations
+as pandoc's Chicago author-date style prints them (tools/bibtex.py)."""
+
+import bibtex
+import booknumbers
+import links
+import pytest
+import qmd
+
+SITE = "https://org.github.io/repo/"
+CONFIG = """book:
+  title: A Small Book
+  repo-url: https://github.com/Org/repo
+  chapters:
+    - index.qmd
+    - chapters/one.qmd
+    - chapters/two.qmd
+  appendices:
+    - chapters/extra.qmd
+bibliography: references.bib
+"""
+BIB = """@article{solo2020one,
+  title  = {One {GPU} Is Enough},
+  author = {Solo, Han},
+  journal = {Journal of Things},
+  volume = {3},
+  pages = {770--778},
+  year   = {2020}
+}
+
+@inproceedings{duo2019two,
+  title = "Two Heads",
+  author = {Duo, Ann and Kaiser, {\\L}ukasz},
+  booktitle = {Proceedings of
+               Somewhere},
+  year = {2019},
+  url = {https://example.org/two}
+}
+
+@article{trio2018three,
+  title = {Three}, author = {Trio, A. and M{\\"u}ller, B. and Cee, C.},
+  year = {2018}, doi = {10.1/x}
+}
+"""
+ONE = """---
+jupyter: python3
+prose-numbers:
+  - {text: "42", cell: solution-secret}
+---
+
+# The first chapter {#sec-one}
+
+```{python}
+#| label: style
+x = 1
+```
+
+See @fig-a, @eq-a, [-@eq-a], @tbl-a, @sec-two-b, @sec-two and @exr-one-b.
+@Fig-a starts a sentence.^[A note, with @eq-a.] Another.^[Plain.]
+As @solo2020one showed [@duo2019two; see @trio2018three, p. 3], and
+[-@solo2020one]. Unknown: @unknown2020x. Code `@fig-a` and $a@b$ stay.
+
+```{python}
+#| label: fig-a
+#| fig-cap: "A figure, after @eq-a [@solo2020one]."
+print(1)
+```
+
+## A section {#sec-one-a}
+
+$$
+y = x
+$$ {#eq-a}
+
+$$ z = y $$ {#eq-b}
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+: A table of @fig-a. {#tbl-a}
+
+### A subsection
+
+## Not numbered {.unnumbered}
+
+::: {.callout-note}
+## Definition: a term
+A [term]{.smallcaps} is a word.
+:::
+
+::: {.callout-tip}
+Code inside this callout:
+
+```{python}
+y = 2
+```
+:::
+
+::: {.content-visible when-format="html"}
+A website-only explorer.
+:::
+
+{{< include _explorer-x.qmd >}}
+
+## Exercises
+
+::: {#exr-one-a}
+## First task
+*Explain · 5 min*
+
+Explain it.
+:::
+
+::: {.content-visible when-profile="instructor"}
+::: {.solution}
+The answer.
+
+```{python}
+#| label: fig-solution
+#| fig-cap: "Drawn only for instructors."
+print(42)
+```
+:::
+:::
+
+::: {#exr-one-b}
+No title here.
+:::
+"""
+TWO = """# The second chapter {#sec-two}
+
+```{python}
+z = 3
+```
+
+## First {#sec-two-a}
+
+## Second {#sec-two-b}
+
+::: {#exr-two}
+## Task
+*Compute · 10 min*
+:::
+"""
+
+
+@pytest.fixture
+def book(tmp_path):
+    files = {
+        "_quarto.yml": CONFIG,
+        "references.bib": BIB,
+        "index.qmd": "# Preface {.unnumbered}\n\nHello.\n",
+        "chapters/one.qmd": ONE,
+        "chapters/two.qmd": TWO,
+        "chapters/extra.qmd": "# Extra {#sec-extra}\n\n## More\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def cells(book, name="one", edition="instructor"):
+    parsed = qmd.parse(book / "chapters" / f"{name}.qmd")
+    if edition == "both":
+        return [
+            (c.cell_type, c.source, s) for c, s in qmd.edition_cells(parsed)
+        ]
+    return [c.source for c in qmd.to_notebook(parsed, edition).cells]
+
+
+def markdown(book, edition="instructor"):
+    return "\n\n".join(cells(book, "one", edition))
+
+
+def test_numbers_follow_the_book_structure(book):
+    numbers = booknumbers.load_book(book)
+    got = {label: t.text() for label, t in numbers.targets.items()}
+    assert got == {
+        "sec-one": "Chapter 1",
+        "fig-a": "Figure 1.1",
+        "sec-one-a": "Section 1.1",
+        "eq-a": "Equation 1.1",
+        "eq-b": "Equation 1.2",
+        "tbl-a": "Table 1.1",
+        "exr-one-a": "Exercise 1.1",
+        "exr-one-b": "Exercise 1.2",
+        # Instructor-only: numbered after everything the website shows.
+        "fig-solution": "Figure 1.2",
+        "sec-two": "Chapter 2",
+        "sec-two-a": "Section 2.1",
+        "sec-two-b": "Section 2.2",
+        "exr-two": "Exercise 2.1",
+        "sec-extra": "Appendix A",
+    }
+    assert numbers.headings["chapters/one.qmd"] == [
+        "1",
+        "1.1",
+        "1.1.1",
+        "",
+        "1.2",
+    ]
+    assert numbers.headings["chapters/extra.qmd"] == ["A", "A.1"]
+
+
+def test_site_address_from_repo_url_or_site_url(book):
+    assert links.site_url(book) == SITE
+    config = book / "_quarto.yml"
+    config.write_text(
+        CONFIG.replace("book:\n", "book:\n  site-url: https://x.org/b\n")
+    )
+    assert links.site_url(book) == "https://x.org/b/"
+
+
+def test_cross_references_are_numbered_links(book):
+    text = markdown(book)
+    page = f"{SITE}chapters/one.html"
+    assert (
+        f"See [Figure 1.1]({page}#fig-a), [Equation 1.1]({page}#eq-a)," in text
+    )
+    assert f" [1.1]({page}#eq-a), [Table 1.1]({page}#tbl-a)," in text
+    assert f"[Section 2.2]({SITE}chapters/two.html#sec-two-b)" in text
+    assert f", [Chapter 2]({SITE}chapters/two.html) and [Ex" in text
+    assert (
+        f"[Exercise 1.2]({page}#exr-one-b).\n[Figure 1.1]({page}#fig-a)"
+        in text
+    )
+    assert f"sentence. (A note, with [Equation 1.1]({page}#eq-a).)" in text
+    assert "Another. (Plain.)" in text
+    assert "Code `@fig-a` and $a@b$ stay." in text
+
+
+def test_citations_as_chicago_author_date(book):
+    text = markdown(book)
+    assert (
+        "As Solo (2020) showed (Duo and Kaiser 2019; see Trio et al. 2018, "
+        "p. 3), and" in text
+    )
+    assert "\n(2020). Unknown: @unknown2020x." in text
+
+
+def test_references_cell_lists_the_works_cited(book):
+    last = cells(book)[-1]
+    assert last == (
+        "## References\n\n"
+        "Duo, Ann, and Łukasz Kaiser. 2019. “Two Heads.” *Proceedings of "
+        "Somewhere*. <https://example.org/two>.\n\n"
+        "Solo, Han. 2020. “One GPU Is Enough.” *Journal of Things* 3, "
+        "770–78.\n\n"
+        "Trio, A., B. Müller, and C. Cee. 2018. “Three.” "
+        "<https://doi.org/10.1/x>."
+    )
+    assert not [c for c in cells(book, "two") if "References" in c]
+
+
+def test_first_cell_is_the_title_and_front_matter_is_gone(book):
+    first = cells(book, edition="student")[0].split("\n")
+    assert first[0] == "# 1 The first chapter"
+    assert f"[Read it on the website]({SITE}chapters/one.html)" in first[2]
+    assert "colab.research.google.com/github/Org/repo/blob/main/" in first[2]
+    assert f"[Download this notebook]({SITE}notebooks/one.ipynb)" in first[2]
+    assert "Python 3.10" in first[4] and "torch" in first[4]
+    text = markdown(book, "student")
+    assert "prose-numbers" not in text and "solution-secret" not in text
+
+
+def test_instructor_note_is_a_solution_cell(book):
+    both = cells(book, edition="both")
+    assert both[1][2] is True and "Instructor edition" in both[1][1]
+    assert "notebooks/instructor/one.ipynb" in both[1][1]
+
+
+def test_headings_get_section_numbers_and_lose_attributes(book):
+    text = markdown(book)
+    assert "\n## 1.1 A section\n" in text
+    assert "\n### 1.1.1 A subsection\n" in text
+    assert "\n## Not numbered\n" in text
+    assert "\n## 1.2 Exercises" in text
+
+
+def test_equations_keep_their_numbers(book):
+    text = markdown(book)
+    assert "$$\ny = x\n\\tag{1.1}\n$$" in text
+    assert "$$ z = y \\tag{1.2}\n$$" in text
+
+
+def test_table_caption_goes_above_the_table(book):
+    text = markdown(book)
+    link = f"[Figure 1.1]({SITE}chapters/one.html#fig-a)"
+    caption = f"**Table 1.1:** A table of {link}."
+    assert f"{caption}\n\n| a | b |" in text
+
+
+def test_figure_cell_is_followed_by_its_caption(book):
+    both = cells(book, edition="both")
+    index = next(i for i, c in enumerate(both) if "label: fig-a" in c[1])
+    assert both[index + 1][1].startswith("**Figure 1.1:** A figure, after [")
+    assert both[index + 1][1].endswith(" (Solo 2020).")
+    solution = next(i for i, c in enumerate(both) if "fig-solution" in c[1])
+    assert both[solution + 1] == (
+        "markdown",
+        "**Figure 1.2:** Drawn only for instructors.",
+        True,
+    )
+
+
+def test_callouts_exercises_and_solutions(book):
+    text = markdown(book)
+    assert "> **Definition: a term**\n>\n> A term is a word." in text
+    # A callout holding code spans cells: a bold title, no blockquote.
+    assert "**Tip**\n\nCode inside this callout:" in text
+    assert (
+        "**Exercise 1.1** First task · *Explain · 5 min*\n\nExplain it."
+        in text
+    )
+    assert "*Solution.*\n\nThe answer." in text
+    assert "**Exercise 1.2**\n\nNo title here." in text
+    assert (
+        "**Exercise 2.1** Task · *Compute · 10 min*" in cells(book, "two")[-1]
+    )
+
+
+def test_website_only_content_is_left_out(book):
+    text = markdown(book)
+    assert "website-only explorer" not in text
+    assert "include" not in text and ":::" not in text
+
+
+def test_student_edition_is_the_instructor_one_without_solutions(book):
+    both = cells(book, edition="both")
+    student = cells(book, edition="student")
+    assert [c[1] for c in both if not c[2]] == student
+    assert not [c for c in student if "The answer" in c or "42" in c]
+
+
+def test_bibtex_reads_values_and_accents(tmp_path):
+    path = tmp_path / "x.bib"
+    path.write_text(BIB, encoding="utf-8")
+    entries = bibtex.read(path)
+    assert list(entries) == ["solo2020one", "duo2019two", "trio2018three"]
+    assert (
+        entries["duo2019two"].fields["booktitle"] == "Proceedings of Somewhere"
+    )
+    assert entries["trio2018three"].families == ["Trio", "Müller", "Cee"]
+    assert entries["solo2020one"].fields["title"] == "One GPU Is Enough"
+    assert bibtex.years(entries)["solo2020one"] == "2020"
+
+
+@pytest.mark.parametrize(
+    "pages, shown",
+    [
+        ("770--778", "770–78"),
+        ("4246--4253", "4246–53"),
+        ("107--108", "107–8"),
+        ("1002--1006", "1002–6"),
+        ("498--532", "498–532"),
+        ("71--72", "71–72"),
+        ("100--104", "100–104"),
+    ],
+)
+def test_page_ranges_as_chicago_shortens_them(pages, shown):
+    assert bibtex._page_range(pages) == shown
+
+
+def test_same_authors_same_year_get_letters(tmp_path):
+    path = tmp_path / "x.bib"
+    two = "@article{a1, author={Solo, H.}, title={B}, year={2020}}\n"
+    two += "@article{a2, author={Solo, H.}, title={A}, year={2020}}\n"
+    path.write_text(two, encoding="utf-8")
+    assert bibtex.years(bibtex.read(path)) == {"a2": "2020a", "a1": "2020b"}
+
+
+def test_a_chapter_not_yet_in_the_book_still_converts(book):
+    # A new chapter before `_quarto.yml` lists it: no numbers, no crash
+    # (bookcheck's check_quarto_files names the missing entry).
+    path = book / "chapters" / "new.qmd"
+    path.write_text(
+        ONE.replace("{#sec-one}", "{#sec-new}").replace("-a}", "-n}"),
+        encoding="utf-8",
+    )
+    notebook = qmd.to_notebook(qmd.parse(path), "student")
+    text = "\n".join(cell.source for cell in notebook.cells)
+    assert "$$\ny = x\n$$" in text
+    assert "**Exercise** First task" in text
+    assert "**Table:** A table of" in text

@@ -1,0 +1,214 @@
+"""Which Quarto tools/render.sh uses, and installing the pinned one.
+
+tools/quarto.sh runs in a temporary copy of the project with fake `quarto`
+and fake `.venv/bin/pip` executables and a PATH of only those and the few
+commands the script needs: no network, no real Quarto, no real .venv.
+"""
+
+import os
+import re
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import ROOT
+
+PIN_FILE = ROOT / "requirements-render.txt"
+PIN = re.search(
+    r"^quarto-cli==([0-9.]+)$", PIN_FILE.read_text(encoding="utf-8"), re.M
+).group(1)
+# What tools/quarto.sh runs besides bash's own builtins.
+COMMANDS = "bash cat chmod dirname grep head mkdir mktemp rm sed tail tr"
+
+# A fake pip: `install` puts a quarto reporting $FAKE_INSTALLS into
+# .venv/bin (or fails like quarto-cli's build without network when
+# FAKE_INSTALLS is empty); `uninstall` removes it. Every call is logged.
+FAKE_PIP = """#!/bin/sh
+venv=$(dirname "$0")
+echo "$*" >> "$venv/../pip.log"
+case "$1" in
+install)
+    if [ -z "$FAKE_INSTALLS" ]; then
+        echo "      Error downloading Quarto: <urlopen error [Errno -2]>"
+        echo "ERROR: Failed to build installable wheels for quarto-cli"
+        exit 1
+    fi
+    printf '#!/bin/sh\\n%s\\n' "$FAKE_INSTALLS" > "$venv/quarto"
+    chmod +x "$venv/quarto" ;;
+uninstall)
+    rm -f "$venv/quarto" ;;
+esac
+"""
+
+
+def write_executable(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def fake_quarto(folder: Path, version: str) -> Path:
+    """A `quarto` in folder whose --version prints version."""
+    return write_executable(folder / "quarto", f"#!/bin/sh\necho {version}\n")
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A copy of the script, its pin and a .venv with the fake pip."""
+    copy = tmp_path / "book"
+    (copy / "tools").mkdir(parents=True)
+    shutil.copy(ROOT / "tools" / "quarto.sh", copy / "tools")
+    shutil.copy(PIN_FILE, copy)
+    write_executable(copy / ".venv" / "bin" / "pip", FAKE_PIP)
+    system = tmp_path / "system"
+    system.mkdir()
+    for name in COMMANDS.split():
+        (system / name).symlink_to(shutil.which(name))
+    return copy
+
+
+def choose(project, *path, quarto=None, installs=None):
+    """Run tools/quarto.sh with only path (and the commands) on PATH."""
+    environment = {
+        "PATH": os.pathsep.join(
+            [*map(str, path), str(project.parent / "system")]
+        ),
+        "TMPDIR": str(project.parent),
+        "FAKE_INSTALLS": installs or "",
+    }
+    if quarto is not None:
+        environment["QUARTO"] = str(quarto)
+    result = subprocess.run(
+        [shutil.which("bash"), project / "tools" / "quarto.sh"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    pip = project / ".venv" / "pip.log"
+    calls = pip.read_text().splitlines() if pip.exists() else []
+    return result, calls
+
+
+@pytest.mark.parametrize("version", [PIN, "1.11.0", "2.0.0", "99.9.9-dev"])
+def test_quarto_on_path_at_least_the_pin_is_used(project, version):
+    quarto = fake_quarto(project.parent / "opt", version)
+    result, pip = choose(project, quarto.parent)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"{quarto}\n"
+    assert f"using Quarto {version} at {quarto}" in result.stderr
+    assert pip == []
+
+
+@pytest.mark.parametrize("old", ["1.9.38", "1.10.2", "0.99.999"])
+def test_quarto_on_path_older_than_the_pin_is_replaced(project, old):
+    """1.10.2 is older than 1.10.19: versions compare part by part."""
+    quarto = fake_quarto(project.parent / "old", old)
+    newer = fake_quarto(project.parent / "new", PIN)
+    result, pip = choose(project, quarto.parent, newer.parent)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"{newer}\n", "the first new enough on PATH"
+    assert f"skipping {quarto}: Quarto {old}, older than" in result.stderr
+    assert pip == []
+
+
+def test_pinned_quarto_is_installed_into_venv(project):
+    old = fake_quarto(project.parent / "old", "1.6.40")
+    result, pip = choose(project, old.parent, installs=f"echo {PIN}")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"{project / '.venv' / 'bin' / 'quarto'}\n"
+    # Only quarto-cli, as pinned: its dependencies stay as requirements.txt
+    # has them.
+    assert len(pip) == 1
+    assert pip[0].startswith("install ")
+    assert "--no-deps -r requirements-render.txt" in pip[0]
+    # Installed once: the next run finds it in .venv.
+    again, pip = choose(project, old.parent, installs=f"echo {PIN}")
+    assert again.stdout == result.stdout
+    assert len(pip) == 1
+
+
+def test_quarto_variable_overrides_path(project):
+    new = fake_quarto(project.parent / "new", "1.11.0")
+    mine = fake_quarto(project.parent / "mine", "1.5.57")
+    result, pip = choose(project, new.parent, quarto=mine)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"{mine}\n"
+    assert f"QUARTO is Quarto 1.5.57, older than the pinned {PIN}" in (
+        result.stderr
+    )
+    missing, pip = choose(project, new.parent, quarto=project / "nothing")
+    assert missing.returncode == 2
+    assert missing.stdout == ""
+    assert "does not run" in missing.stderr
+    assert pip == []
+
+
+def venv_files(project) -> list[str]:
+    venv = project / ".venv"
+    return sorted(
+        str(path.relative_to(venv))
+        for path in venv.rglob("*")
+        if path.name != "pip.log"
+    )
+
+
+def test_failed_install_says_how_to_install_by_hand(project):
+    before = venv_files(project)
+    result, pip = choose(project)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    message = result.stderr.splitlines()
+    assert "installing quarto-cli==" in message[0]
+    assert len(message[1:]) == 3, result.stderr
+    assert "Error downloading Quarto: <urlopen error" in message[1]
+    assert "quarto.org/docs/get-started" in message[2]
+    assert "bash tools/test.sh" in message[3]
+    assert venv_files(project) == before, ".venv changed"
+
+
+def test_installed_quarto_that_does_not_run_is_uninstalled(project):
+    before = venv_files(project)
+    result, pip = choose(project, installs="exit 1")
+    assert result.returncode == 2
+    assert "the installed .venv/bin/quarto does not run" in result.stderr
+    assert [call.split()[0] for call in pip] == ["install", "uninstall"]
+    assert venv_files(project) == before, ".venv changed"
+
+
+def test_pin_is_written_once():
+    """Only requirements-render.txt names the version; CI reads it."""
+    result = subprocess.run(
+        ["bash", ROOT / "tools" / "quarto.sh", "--pin"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.stdout == f"{PIN}\n"
+    for path in [
+        ROOT / "README.md",
+        ROOT / "requirements.txt",
+        *ROOT.glob("tools/*.sh"),
+        *ROOT.glob(".github/workflows/*.yml"),
+    ]:
+        text = path.read_text(encoding="utf-8")
+        assert PIN not in text, f"{path.relative_to(ROOT)} repeats {PIN}"
+    workflow = ROOT / ".github" / "workflows" / "book.yml"
+    steps = yaml.safe_load(workflow.read_text())["jobs"]["render"]["steps"]
+    reads = [s for s in steps if "tools/quarto.sh --pin" in s.get("run", "")]
+    setup = [s for s in steps if "quarto-actions/setup" in s.get("uses", "")]
+    assert len(reads) == 1 and len(setup) == 1
+    output = "steps." + reads[0]["id"] + ".outputs.version"
+    assert setup[0]["with"]["version"] == "${{ " + output + " }}"
+
+
+def test_render_runs_the_chosen_quarto():
+    script = (ROOT / "tools" / "render.sh").read_text(encoding="utf-8")
+    assert "$(bash tools/quarto.sh)" in script
+    bare = re.findall(
+        r"^[^#\n]*(?<![\w$/\"])quarto (?:render|preview)", script, re.M
+    )
+    assert not bare, f"tools/render.sh runs a bare quarto: {bare}"

@@ -1,0 +1,234 @@
+"""The numbers Quarto gives a book's chapters, sections and labels.
+
+Read from the book's structure, never from a table kept by hand: chapters
+in `_quarto.yml` order from 1 (a chapter whose heading is `{.unnumbered}`,
+like the preface, gets none), appendices A, B, ...; within a chapter each
+kind of label (`fig`, `eq`, `tbl`, `exr`) counted in order, "2.3", and
+sections by level, "2.3.1" (number-sections). Headings inside divs, such as
+exercise and callout titles, are not sections. Labels only the instructor
+edition shows (inside a solution) are numbered after the rest, since the
+student website, which the notebooks link to, never shows them.
+
+`load_book(root)` returns a `Book`: each label's `Target` (kind, number,
+page on the website), each chapter's section numbers in order, the site's
+address and the bibliography. tools/nbmarkdown.py writes the notebooks'
+Markdown with it; tests/test_render.py compares the result with a render.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import bibtex
+import links
+import qmd
+
+PREFIX = {
+    "fig": "Figure",
+    "eq": "Equation",
+    "tbl": "Table",
+    "sec": "Section",
+    "exr": "Exercise",
+}
+KINDS = "|".join(PREFIX)
+LABEL = re.compile(rf"#((?:{KINDS})-[\w-]*\w)")
+ATTR_LABEL = re.compile(rf"\{{[^}}]*#((?:{KINDS})-[\w-]*\w)[^}}]*\}}")
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(\{[^{}]*\})?\s*$")
+DIV_OPEN = re.compile(r"^:{3,}\s*\{?([^}]*)\}?\s*$")
+DIV_CLOSE = qmd.DIV_CLOSE
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+@dataclass
+class Target:
+    """What a label refers to: its kind, number and page on the website."""
+
+    kind: str
+    number: str
+    page: str
+    anchor: str = ""
+    title: str = ""
+
+    def text(self) -> str:
+        if self.kind == "sec" and not self.anchor:
+            word = "Appendix" if self.number.isalpha() else "Chapter"
+            return f"{word} {self.number}" if self.number else self.title
+        if self.kind == "sec" and not self.number:
+            return self.title
+        return f"{PREFIX[self.kind]} {self.number}"
+
+
+@dataclass
+class Book:
+    root: Path
+    title: str
+    site: str
+    colab: str
+    targets: dict[str, Target] = field(default_factory=dict)
+    headings: dict[str, list[str]] = field(default_factory=dict)
+    chapters: dict[str, Target] = field(default_factory=dict)
+    entries: dict[str, bibtex.Entry] = field(default_factory=dict)
+    years: dict[str, str] = field(default_factory=dict)
+
+    def link(self, target: Target) -> str:
+        anchor = f"#{target.anchor}" if target.anchor else ""
+        return f"{self.site}{target.page}{anchor}"
+
+
+_CACHE: dict = {}
+
+
+def find_root(path: Path) -> Path:
+    """The book's root: the nearest folder above `path` with _quarto.yml."""
+    for folder in Path(path).resolve().parents:
+        if (folder / "_quarto.yml").exists():
+            return folder
+    raise FileNotFoundError(f"{path}: no _quarto.yml in any parent folder")
+
+
+def load_book(root: Path) -> Book:
+    """The book's numbers, titles, links and bibliography (cached while no
+    file of the book changes)."""
+    root = Path(root).resolve()
+    config = qmd.load_yaml((root / "_quarto.yml").read_text("utf-8"))
+    spec = config.get("book", {})
+    files = [(f, False) for f in _entries(spec.get("chapters"))]
+    files += [(f, True) for f in _entries(spec.get("appendices"))]
+    bib = config.get("bibliography")
+    watched = [root / "_quarto.yml"] + [root / f for f, _ in files]
+    watched += [
+        root / b for b in ([bib] if isinstance(bib, str) else bib or [])
+    ]
+    stamp = tuple(
+        (str(p), p.stat().st_mtime_ns, p.stat().st_size)
+        for p in watched
+        if p.exists()
+    )
+    if _CACHE.get(root, (None,))[0] == stamp:
+        return _CACHE[root][1]
+    book = Book(
+        root,
+        spec.get("title", ""),
+        links.site_url(root),
+        links.colab_url(root, ""),
+    )
+    numbers = {False: 0, True: 0}
+    for relative, appendix in files:
+        path = root / relative
+        if path.suffix != ".qmd" or not path.exists():
+            continue
+        _scan(book, relative, qmd.parse(path), appendix, numbers)
+    for bib_path in watched[1 + len(files) :]:
+        if bib_path.exists():
+            book.entries.update(bibtex.read(bib_path))
+    book.years = bibtex.years(book.entries)
+    _CACHE[root] = (stamp, book)
+    return book
+
+
+def _entries(items) -> list[str]:
+    files = []
+    for item in items or []:
+        if isinstance(item, str):
+            files.append(item)
+        elif isinstance(item, dict):
+            files += [item["href"]] if "href" in item else []
+            files += _entries(item.get("chapters"))
+    return files
+
+
+def _scan(book: Book, relative: str, parsed, appendix: bool, numbers) -> None:
+    """Number every label and heading of one chapter, in order."""
+    page = str(Path(relative).with_suffix(".html"))
+    chapter = Target("sec", "", page)
+    counts: dict[str, int] = {}
+    later: list[tuple[str, str]] = []  # instructor-only labels, numbered last
+    sections: list[int] = []
+    book.headings[relative] = []
+    depth = 0
+
+    def count(kind: str, label: str, solution: bool) -> None:
+        if solution:
+            later.append((kind, label))
+            return
+        counts[kind] = counts.get(kind, 0) + 1
+        number = f"{chapter.number}.{counts[kind]}".lstrip(".")
+        book.targets[label] = Target(kind, number, page, label)
+
+    for part in parsed.parts:
+        if part[0] == "code":
+            label = str(part[1].options.get("label", ""))
+            if label.startswith("fig-"):
+                count("fig", label, part[1].solution)
+            continue
+        fence = None
+        for line in part[1].split("\n"):
+            fence, in_code = code_fence(line, fence)
+            if in_code:
+                continue
+            if DIV_CLOSE.match(line):
+                depth -= 1
+                continue
+            labels = ATTR_LABEL.findall(line)
+            heading = HEADING.match(line)
+            if DIV_OPEN.match(line):
+                depth += 1
+                labels = LABEL.findall(line)
+            elif heading and depth == 0:
+                _section(
+                    book,
+                    relative,
+                    chapter,
+                    sections,
+                    numbers,
+                    appendix,
+                    heading.groups(),
+                    labels,
+                )
+                continue
+            elif heading:
+                continue  # a div's title, or a heading inside a solution
+            for label in labels:
+                count(label.split("-")[0], label, part[3])
+    for kind, label in later:
+        count(kind, label, False)
+
+
+def code_fence(line: str, fence: str | None) -> tuple[str | None, bool]:
+    """The open code fence after `line`, and whether `line` is code."""
+    if fence is None:
+        opened = FENCE.match(line)
+        return (opened.group(1), True) if opened else (None, False)
+    closed = re.fullmatch(rf"\s*{fence[0]}{{{len(fence)},}}\s*", line)
+    return (None if closed else fence), True
+
+
+def _section(
+    book, relative, chapter, sections, numbers, appendix, groups, labels
+) -> None:
+    """Number a heading outside divs, as Quarto's number-sections does."""
+    level, title, attributes = groups
+    numbered = not re.search(r"\.unnumbered|(?<!\S)-(?!\S)", attributes or "")
+    number = ""
+    if level == "#":
+        if numbered:
+            numbers[appendix] += 1
+            n = numbers[appendix]
+            chapter.number = chr(64 + n) if appendix else str(n)
+        chapter.title = title
+        book.chapters[relative] = chapter
+        target = chapter
+    else:
+        if numbered and chapter.number:
+            del sections[len(level) - 1 :]
+            sections += [0] * (len(level) - 1 - len(sections))
+            sections[-1] += 1
+            number = ".".join([chapter.number, *map(str, sections)])
+        target = None
+    book.headings[relative].append(chapter.number if target else number)
+    for label in labels:
+        book.targets[label] = target or Target(
+            "sec", number, chapter.page, label, title
+        )

@@ -1,0 +1,316 @@
+"""Quarto Markdown as a notebook shows it: the book's text, not its source.
+
+Jupyter renders plain Markdown, maths and small HTML, none of Quarto's own
+syntax. This module turns a chapter's Markdown into what the website shows:
+
+- `@fig-x`, `@eq-x`, `@tbl-x`, `@sec-x`, `@exr-x` become the website's text
+  ("Figure 2.2", "Equation 2.3", "Table 1.1", "Section 3.4", "Chapter 2",
+  "Exercise 2.3"), each a link to its anchor on the published website;
+- `[@key]` and `@key` become Chicago author-date text, "(Vaswani et al.
+  2017)" and "Vaswani et al. (2017)", and `references()` lists the works
+  the chapter cited;
+- callouts become blockquotes with a bold title, exercises a bold line
+  "**Exercise 2.3** Title · *Kind · N min*", solutions start "*Solution.*";
+- numbered equations get `\\tag{2.3}`, table captions "**Table 1.1:** ...",
+  headings their section numbers, and `{#...}` / `{.…}` attributes go.
+
+Numbers come from the book's structure (tools/booknumbers.py). The API,
+also for other notebook builders (assignments): `load_book(root)` -> Book;
+`Chapter(book, path)` translates one chapter's parts, in order:
+`.markdown(text)` for each stretch of Markdown (the chapter's level-one
+heading becomes the title block), `.caption(options)` after each code
+chunk, `.references()` last; `.instructor_note()` for the instructor
+edition. See `qmd.edition_cells`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from booknumbers import (
+    DIV_CLOSE,
+    DIV_OPEN,
+    HEADING,
+    KINDS,
+    LABEL,
+    Book,
+    code_fence,
+    find_root,
+    load_book,
+)
+
+# `@Fig-x` is Quarto's capitalised form of `@fig-x`; both read "Figure".
+XREF = re.compile(rf"(?<![\w@])(-?)@((?i:{KINDS})-[\w-]*\w)")
+FOOTNOTE = re.compile(r"\^\[([^\[\]]*)\]")
+CITE = re.compile(r"(?<![\w@./-])(-?)@([A-Za-z_][\w:.#$%&+?<>~/-]*\w)")
+BRACKETS = re.compile(r"\[([^\[\]]*@[^\[\]]*)\](?![(\[{])")
+ITEM = re.compile(r"^(.*?)(-?)@([\w:.#$%&+?<>~/-]*\w)(.*)$", re.S)
+EQUATION = re.compile(r"^(.*)\$\$\s*\{#(eq-[\w-]*\w)\}\s*$")
+TABLE_CAPTION = re.compile(r"^:\s+(.*?)\s*\{#(tbl-[\w-]*\w)\}\s*$")
+KIND_LINE = re.compile(r"^\*[^*]+ · [^*]+\*$")
+PROTECTED = re.compile(r"(`+)(?:(?!\1).)+?\1|\$[^$\n]+?\$")
+ATTRIBUTES = re.compile(r"(?<=[\]`)])\{[^{}]*\}")
+SPAN = re.compile(r"\[([^\[\]]*)\]\{[^{}]*\}")
+DROPPED_SHORTCODE = re.compile(
+    r"^\s*\{\{< (include _[\w.-]+\.qmd|pagebreak) >\}\}\s*$"
+)
+CALLOUT = re.compile(r"\.callout-(\w+)")
+WEBSITE_ONLY = re.compile(r'when-format="?html|\.content-hidden|unless-format')
+# A line starting otherwise is prose: none of the block rules apply to it.
+SPECIAL = frozenset(":#`~{$ ") | {""}
+NEEDS = (
+    "Needs Python 3.10 or newer with `torch`, `numpy` and `matplotlib`;"
+    " runs top to bottom on a CPU in seconds."
+)
+
+__all__ = ["Book", "Chapter", "find_root", "load_book"]
+
+
+class Chapter:
+    """Translates one chapter's Markdown parts, in order, for a notebook."""
+
+    def __init__(self, book: Book, path: Path) -> None:
+        self.book = book
+        self.path = Path(path).resolve()
+        self.relative = str(self.path.relative_to(book.root))
+        self.name = self.path.stem
+        self.cited: list[str] = []
+        # Open divs: (kind, where a callout opened in this stretch or -1).
+        self.divs: list[tuple[str, int]] = []
+        self.heading = 0  # how many headings have been translated
+
+    # ------------------------------------------------------------- blocks
+
+    def title_block(self, title: str) -> list[str]:
+        """The notebook's title: chapter number and title, links, needs."""
+        chapter = self.book.chapters.get(self.relative)
+        number = chapter.number if chapter else ""
+        word = "Appendix" if number.isalpha() else "Chapter"
+        place = f"{word} {number} of" if number else "From"
+        page = self.book.link(chapter) if chapter else self.book.site
+        notebook = f"notebooks/{self.name}.ipynb"
+        return [
+            f"# {number} {title}".replace("#  ", "# "),
+            "",
+            f"*{place} [{self.book.title}]({self.book.site})* · "
+            f"[Read it on the website]({page}) · "
+            f"[Open in Colab]({self.book.colab}{notebook}) · "
+            f"[Download this notebook]({self.book.site}{notebook})",
+            "",
+            NEEDS,
+        ]
+
+    def instructor_note(self) -> str:
+        notebook = f"notebooks/instructor/{self.name}.ipynb"
+        return (
+            "**Instructor edition**, with the worked solutions: hand "
+            "learners the student edition. "
+            f"[Open this edition in Colab]({self.book.colab}{notebook})"
+        )
+
+    def caption(self, options: dict) -> str | None:
+        """The caption cell that follows a figure's code cell."""
+        label = str(options.get("label", ""))
+        if label not in self.book.targets or "fig-cap" not in options:
+            return None
+        text = " ".join(str(options["fig-cap"]).split())
+        number = self.book.targets[label].text()
+        return f"**{number}:** {self.inline(text)}"
+
+    def references(self) -> str | None:
+        """A References cell listing the works the chapter cited."""
+        entries = [self.book.entries[key] for key in dict.fromkeys(self.cited)]
+        if not entries:
+            return None
+        entries.sort(key=lambda e: (e.families, self.book.years[e.key]))
+        lines = ["## References"]
+        for entry in entries:
+            lines += ["", entry.reference(self.book.years[entry.key])]
+        return "\n".join(lines)
+
+    def markdown(self, text: str) -> str:
+        """One Markdown stretch of the chapter as a notebook shows it."""
+        lines = text.split("\n")
+        out: list[str] = []
+        fence = None
+        index = 0
+        while index < len(lines):
+            line = lines[index]
+            index += 1
+            skipping = any(kind == "skip" for kind, _ in self.divs)
+            if fence is None and not skipping and line[:1] not in SPECIAL:
+                out.append(self.inline(line))  # plain prose, the usual line
+                continue
+            fence, in_code = code_fence(line, fence)
+            if in_code:
+                out += [] if skipping else [line]
+            elif DIV_CLOSE.match(line):
+                self._close(*self.divs.pop(), out)
+            elif DIV_OPEN.match(line) and skipping:
+                self.divs.append(("skip", -1))
+            elif DIV_OPEN.match(line):
+                index = self._open(DIV_OPEN.match(line)[1], lines, index, out)
+            elif skipping or DROPPED_SHORTCODE.match(line):
+                continue
+            elif HEADING.match(line):
+                out += self._heading(*HEADING.match(line).groups())
+            elif EQUATION.match(line):
+                before, label = EQUATION.match(line).groups()
+                number = self._number(label, "")
+                tag = f"\\tag{{{number}}}" if number else ""
+                last = f"{self.inline(before).rstrip()} {tag}".strip()
+                out += [last, "$$"] if last else ["$$"]
+            elif TABLE_CAPTION.match(line):
+                self._table_caption(*TABLE_CAPTION.match(line).groups(), out)
+            else:
+                out.append(self.inline(line))
+        # A callout still open continues in a later cell: no blockquote.
+        self.divs = [(kind, -1) for kind, _ in self.divs]
+        return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n")
+
+    def _open(self, attributes: str, lines, index: int, out) -> int:
+        """Open a div; return the index of the next line to read."""
+        label = LABEL.search(attributes)
+        callout = CALLOUT.search(attributes)
+        kind = "plain"
+        if WEBSITE_ONLY.search(attributes):
+            kind = "skip"
+        elif label and label.group(1).startswith("exr-"):
+            number = self._number(label.group(1), "Exercise")
+            title, index = self._div_title(lines, index)
+            kind_line = ""
+            while index < len(lines) and not lines[index].strip():
+                index += 1
+            if index < len(lines) and KIND_LINE.match(lines[index].strip()):
+                kind_line = " · " + lines[index].strip()
+                index += 1
+            out += ["", f"**{number}** {title}".strip() + kind_line, ""]
+        elif callout:
+            title, index = self._div_title(lines, index)
+            title = title or callout.group(1).capitalize()
+            out += ["", f"**{title}**", ""]
+            kind = "callout"
+        elif ".solution" in attributes:
+            out += ["", "*Solution.*", ""]
+        elif label and label.group(1).startswith("fig-"):
+            kind = label.group(1)
+        self.divs.append((kind, len(out) if kind == "callout" else -1))
+        return index
+
+    def _close(self, kind: str, start: int, out: list[str]) -> None:
+        if kind == "callout" and 2 <= start <= len(out):
+            # Opened in this same stretch: quote the whole callout.
+            body = "\n".join(out[start - 2 :]).strip("\n").split("\n")
+            out[start - 2 :] = [f"> {line}".rstrip() for line in body] + [""]
+        elif kind.startswith("fig-"):
+            # The last paragraph of a figure div is its caption.
+            last = (
+                max(
+                    (i for i, s in enumerate(out) if not s.strip()), default=-1
+                )
+                + 1
+            )
+            number = self._number(kind, "Figure")
+            out[last:] = [f"**{number}:** " + " ".join(out[last:])]
+
+    def _div_title(self, lines, index: int) -> tuple[str, int]:
+        """A div's title: its first line if that is a heading."""
+        while index < len(lines) and not lines[index].strip():
+            index += 1
+        heading = HEADING.match(lines[index]) if index < len(lines) else None
+        if heading:
+            return self.inline(heading.group(2)), index + 1
+        return "", index
+
+    def _heading(self, level: str, title: str, attributes) -> list[str]:
+        if self.divs:  # inside a solution, say: Quarto numbers none
+            return [f"{level} {self.inline(title)}"]
+        numbers = self.book.headings.get(self.relative, [])
+        number = numbers[self.heading] if self.heading < len(numbers) else ""
+        self.heading += 1
+        if level == "#":
+            return self.title_block(self.inline(title))
+        return [f"{level} {number} {self.inline(title)}".replace("  ", " ")]
+
+    def _table_caption(self, text: str, label: str, out: list[str]) -> None:
+        """Quarto puts a table's caption above it; so does the notebook."""
+        end = len(out)
+        while end and not out[end - 1].strip():
+            end -= 1
+        start = end
+        while start and out[start - 1].lstrip().startswith("|"):
+            start -= 1
+        number = self._number(label, "Table")
+        out[start:start] = [f"**{number}:** {self.inline(text)}", ""]
+
+    def _number(self, label: str, unknown: str) -> str:
+        """A label's text ("Table 1.1"; an equation's bare number), or
+        `unknown` for a chapter that `_quarto.yml` does not list yet."""
+        target = self.book.targets.get(label)
+        if target is None:
+            return unknown
+        return target.number if target.kind == "eq" else target.text()
+
+    # ------------------------------------------------------------- inline
+
+    def inline(self, text: str) -> str:
+        """Cross-references, citations and attributes in one line."""
+        if "@" not in text and "{" not in text and "^[" not in text:
+            return text  # nothing to translate, the usual case
+        pieces, last = [], 0
+        for protected in PROTECTED.finditer(text):
+            pieces.append(self._inline(text[last : protected.start()]))
+            pieces.append(protected.group(0))
+            last = protected.end()
+        pieces.append(self._inline(text[last:]))
+        return "".join(pieces)
+
+    def _inline(self, text: str) -> str:
+        # Jupyter has no footnotes: an inline note reads as a parenthesis.
+        text = FOOTNOTE.sub(r" (\1)", text)
+        text = BRACKETS.sub(self._bracketed, text)
+        text = XREF.sub(lambda m: self._xref(m.group(2), m.group(1)), text)
+        text = CITE.sub(self._narrative, text)
+        text = SPAN.sub(r"\1", text)
+        return ATTRIBUTES.sub("", text)
+
+    def _xref(self, label: str, minus: str = "") -> str:
+        target = self.book.targets.get(label[:1].lower() + label[1:])
+        if target is None:
+            return f"@{label}"  # unresolved: bookcheck reports it
+        text = target.number if minus else target.text()
+        return f"[{text}]({self.book.link(target)})"
+
+    def _bracketed(self, match: re.Match) -> str:
+        """`[@a; see @b, p. 3]` as "(Author 2017; see Other 2016, 3)"."""
+        items = []
+        for item in match.group(1).split(";"):
+            parts = ITEM.match(item.strip())
+            if not parts:
+                return match.group(0)
+            prefix, minus, key, suffix = parts.groups()
+            if key in self.book.targets:
+                items.append(f"{prefix}{self._xref(key, minus)}{suffix}")
+                continue
+            if key not in self.book.entries:
+                return match.group(0)
+            self.cited.append(key)
+            entry = self.book.entries[key]
+            who = "" if minus else entry.author_text() + " "
+            items.append(f"{prefix}{who}{self.book.years[key]}{suffix}")
+        if all(
+            XREF.search(item) is None for item in match.group(1).split(";")
+        ):
+            return "(" + "; ".join(items) + ")"
+        return "; ".join(items)
+
+    def _narrative(self, match: re.Match) -> str:
+        key = match.group(2)
+        if key not in self.book.entries:
+            return match.group(0)
+        self.cited.append(key)
+        entry = self.book.entries[key]
+        if match.group(1):
+            return self.book.years[key]
+        return f"{entry.author_text()} ({self.book.years[key]})"
