@@ -15,9 +15,10 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "tools" / "site"))
 import postrender  # noqa: E402
 
+RUNTIME = "../site_libs/quarto-ojs/quarto-ojs-runtime.js"
 HEAD = """<html><head>
 <script src="../site_libs/quarto-nav/quarto-nav.js"></script>
-<script type="module" src="../site_libs/quarto-ojs/quarto-ojs-runtime.js"></script>
+<script type="module" src="RUNTIME"></script>
   <script defer="" src="../tools/site/katex/katex.min.js"></script>
   <script>document.addEventListener("DOMContentLoaded", function () {
  var mathElements = document.getElementsByClassName("math");
@@ -25,7 +26,7 @@ HEAD = """<html><head>
 }});
   </script>
 </head><body>
-"""
+""".replace("RUNTIME", RUNTIME)
 OJS_START = """<script type="module">
 if (window.location.protocol === "file:") { alert("no"); }
 window._ojs.paths.docToRoot = "..";
