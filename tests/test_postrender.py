@@ -158,3 +158,12 @@ def test_figures_get_their_size_and_all_but_the_first_load_lazily(tmp_path):
     # Running again changes nothing.
     assert postrender.main([str(tmp_path)]) == 0
     assert path.read_text(encoding="utf-8") == text
+
+
+def test_empty_code_line_links_are_removed():
+    line = (
+        '<span id="cb3-1"><a href="#cb3-1" aria-hidden="true" '
+        'tabindex="-1"></a>x = 1</span>'
+    )
+    finished = postrender.finish(page(line))
+    assert '<span id="cb3-1">x = 1</span>' in finished

@@ -27,6 +27,9 @@ It rewrites each HTML page of the site in place, and is idempotent:
   become focusable, so a keyboard can scroll them too.
 - Figures carry their size (no layout shift as they arrive) and all but
   a page's first load lazily, when the reader scrolls near them.
+- The empty link Quarto puts before every line of code (a target for a
+  line number the book never shows) is removed: a sixth of the elements
+  of a chapter page.
 - The previous/next links lose their aria-label, which left out the
   chapter number they show (the link's text names it).
 
@@ -60,6 +63,9 @@ KATEX_LOOP = re.compile(
 # here): Quarto writes `<table class="caption-top table">` and the like.
 TABLE = re.compile(r'<table( class="[^"]*table[^"]*")>')
 IMAGE = re.compile(r'<img src="([^":]+\.png)"(?! width=)')
+CODE_LINE_ANCHOR = re.compile(
+    r'<a href="#cb\d+-\d+" aria-hidden="true" tabindex="-1"></a>'
+)
 PAGINATION_LABEL = re.compile(r'(class="pagination-link") aria-label="[^"]*"')
 
 RUNTIME_TAG = re.compile(
@@ -266,7 +272,8 @@ def sized_lazy_images(page: str, folder: Path) -> str:
 
 
 def finish(page: str) -> str:
-    page = focusable_tables(PAGINATION_LABEL.sub(r"\1", page))
+    page = CODE_LINE_ANCHOR.sub("", PAGINATION_LABEL.sub(r"\1", page))
+    page = focusable_tables(page)
     page = scheme_media(defer_head_scripts(lazy_ojs(page)))
     return focusable_outputs(page)
 
