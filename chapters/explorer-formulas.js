@@ -94,3 +94,47 @@ export function blockFlops(S, D, Dff) {
 export function crossovers(D, Dff) {
   return { attentionOverFfn: Dff, attentionOverDense: 2 * D + Dff };
 }
+
+// Bytes of one block's key-value cache after S positions of each of B
+// sequences: a key and a value of D / H features for each of KV key-value
+// heads (KV = H: multi-head attention; KV = 1: multi-query attention;
+// in between: grouped-query attention). The systems chapter's
+// kv_cache_bytes; 2 B S D bytes-per-element at KV = H.
+export function kvCacheBytes(B, S, D, H, KV, bytesPerElement) {
+  return 2 * B * S * Math.floor(D / H) * KV * bytesPerElement;
+}
+
+// Bytes of training state for P parameters with Adam: the weights, their
+// gradients and Adam's two moments (float32), and, in mixed precision,
+// 16-bit weights and gradients beside a float32 master copy. Either way 16
+// bytes per parameter. The systems chapter's training_state_bytes.
+export function trainingStateBytes(P, mixed) {
+  const low = mixed ? 2 : 4;
+  const weights = low * P;
+  const gradients = low * P;
+  const master = mixed ? 4 * P : 0;
+  const adam = 2 * 4 * P;
+  return {
+    weights,
+    gradients,
+    master,
+    adam,
+    total: weights + gradients + master + adam,
+  };
+}
+
+// Bytes autograd saves for the backward pass of one pre-norm block in
+// training, with attention fused (scaled_dot_product_attention with
+// is_causal=True, as the systems chapter's explicit_forward with
+// fused_attention), per token:
+//   8 D: the block input, the first norm's output, the queries, keys and
+//     values, the attention output, H and the second norm's output;
+//   2 Dff: the FFN hidden tensor before and after the activation;
+//   4: the mean and reciprocal standard deviation of each layer norm;
+// all at bytesPerElement, and H numbers per token (the log of each head's
+// softmax denominator) that the kernel keeps in float32 whatever the dtype.
+// Nothing grows with S^2: the S x S weights are never stored.
+export function savedActivationBytes(B, S, D, Dff, H, bytesPerElement) {
+  const perToken = (8 * D + 2 * Dff + 4) * bytesPerElement + 4 * H;
+  return B * S * perToken;
+}

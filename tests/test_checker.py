@@ -4,6 +4,8 @@ Each test copies the book, breaks one thing the way an author might, and
 asserts that the matching check reports it with the file's name.
 """
 
+import base64
+
 import bookcheck
 import nbformat
 import pytest
@@ -138,11 +140,35 @@ def test_output_that_drifted_from_the_prose_is_reported(book):
     assert named(problems, "residual-sum")
 
 
-def test_missing_exported_figure_is_reported(book):
-    figure = next((book / "figures").glob("fig-*.png"))
+@pytest.mark.parametrize("suffix", ["png", "svg"])
+def test_missing_exported_figure_is_reported(book, suffix):
+    figure = next((book / "figures").glob(f"fig-*.{suffix}"))
     figure.unlink()
     problems = bookcheck.check_exported_figures(book)
-    assert named(problems, figure.name)
+    assert named(problems, f"figures/{figure.name}")
+
+
+def test_screen_resolution_export_is_reported(book):
+    # The notebook's own 100-dpi PNG copied over the print export.
+    path = book / "notebooks" / "instructor" / "intuition.ipynb"
+    images = [
+        output["data"]["image/png"]
+        for cell in nbformat.read(path, 4).cells
+        if "label: fig-prenorm-block" in cell.source
+        for output in cell.outputs
+        if "image/png" in output.get("data", {})
+    ]
+    data = images[0]
+    figure = book / "figures" / "fig-prenorm-block.png"
+    figure.write_bytes(base64.b64decode(data))
+    problems = bookcheck.check_exported_figures(book)
+    assert named(problems, "fig-prenorm-block.png is not a 300-dpi")
+
+
+def test_figure_missing_from_the_index_is_reported(book):
+    edit(book, "figures/README.md", "[`fig-prenorm-block.svg`]", "[`x.svg`]")
+    problems = bookcheck.check_exported_figures(book)
+    assert named(problems, "'fig-prenorm-block' has no entry")
 
 
 def test_warning_in_a_notebook_is_reported(book):

@@ -108,6 +108,22 @@ FLOP_CASES = [
 ]
 
 
+def kv_choices(sizes: Sizes) -> list[int]:
+    """Key-value heads to try: all heads, half of them, and one."""
+    return sorted({sizes.H, max(1, sizes.H // 2), 1}, reverse=True)
+
+
+KV_CASES = [(s, kv) for s in COST_CASES for kv in kv_choices(s)]
+# Small enough to build a block and run Adam or autograd in milliseconds.
+SAVED_CASES = COST_CASES[:4]
+STATE_CASES = COST_CASES[:3]
+
+
+def state_parameters(sizes: Sizes) -> int:
+    """Parameters of adam_state_bytes' model: a norm and an FFN."""
+    return 2 * sizes.D * sizes.Dff + sizes.Dff + 3 * sizes.D
+
+
 def js_calls() -> list:
     """Every call the tests make, evaluated in one Node process."""
     calls = [["layerNorm", [z, eps]] for z, eps in LAYER_NORM_CASES]
@@ -118,6 +134,20 @@ def js_calls() -> list:
         calls.append(["blockFlops", [sizes.S, sizes.D, sizes.Dff]])
     calls += [["blockFlops", list(case)] for case in FLOP_CASES]
     calls += [["crossovers", [D, 4 * D]] for D in (64, 768)]
+    for nbytes in dtype_bytes().values():
+        calls += [
+            ["kvCacheBytes", [s.B, s.S, s.D, s.H, kv, nbytes]]
+            for s, kv in KV_CASES
+        ]
+        calls += [
+            ["savedActivationBytes", activation_args(s, nbytes)]
+            for s in SAVED_CASES
+        ]
+    for sizes in STATE_CASES:
+        calls += [
+            ["trainingStateBytes", [state_parameters(sizes), mixed]]
+            for mixed in (False, True)
+        ]
     return calls
 
 
@@ -412,3 +442,113 @@ def test_flops_agree_with_the_systems_chapter(js, systems, S, D, Dff):
         "ffn": js("crossovers", D, Dff)["attentionOverFfn"],
         "dense": js("crossovers", D, Dff)["attentionOverDense"],
     }, where
+
+
+# ----------------------------------- memory for training and for inference
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(("sizes", "KV"), KV_CASES, ids=str)
+def test_kv_cache_bytes_match_real_projections(js, systems, sizes, KV, dtype):
+    # The cache holds what the key and value projections write: KV heads
+    # of D / H features each, for every position of every sequence.
+    torch.manual_seed(0)
+    kind = getattr(torch, dtype)
+    head = sizes.D // sizes.H
+    project = nn.Linear(sizes.D, 2 * KV * head, dtype=kind)
+    X = torch.randn(sizes.B, sizes.S, sizes.D, dtype=kind)
+    with torch.no_grad():
+        keys, values = project(X).chunk(2, dim=-1)  # (B, S, KV * head)
+    nbytes = dtype_bytes()[dtype]
+    result = js("kvCacheBytes", sizes.B, sizes.S, sizes.D, sizes.H, KV, nbytes)
+    where = f"kvCacheBytes for {sizes}, {KV} key-value heads, {dtype}"
+    assert result == tensor_bytes(keys) + tensor_bytes(values), where
+    chapter = systems["kv_cache_bytes"](
+        sizes.B, sizes.S, sizes.D, nbytes, heads=sizes.H, kv_heads=KV
+    )
+    assert result == chapter, f"{where}: differs from {SYSTEMS}"
+
+
+def adam_state_bytes(sizes: Sizes, mixed: bool) -> dict[str, int]:
+    """Weights, gradients, master copy and Adam moments after one step."""
+    torch.manual_seed(0)
+    model = nn.Sequential(
+        nn.LayerNorm(sizes.D),
+        nn.Linear(sizes.D, sizes.Dff),
+        nn.GELU(),
+        nn.Linear(sizes.Dff, sizes.D),
+    )
+    if mixed:
+        model = model.to(torch.bfloat16)
+    master = [p.detach().float().requires_grad_() for p in model.parameters()]
+    optimizer = torch.optim.Adam(master if mixed else model.parameters())
+    X = torch.randn(sizes.B, sizes.S, sizes.D, dtype=model[1].weight.dtype)
+    model(X).sum().backward()
+    if mixed:
+        for p, p_low in zip(master, model.parameters(), strict=True):
+            p.grad = p_low.grad.float()
+    optimizer.step()
+    moments = [T for state in optimizer.state.values() for T in state.values()]
+    return {
+        "weights": sum(tensor_bytes(p) for p in model.parameters()),
+        "gradients": sum(tensor_bytes(p.grad) for p in model.parameters()),
+        "master": sum(tensor_bytes(p) for p in master) if mixed else 0,
+        "adam": sum(tensor_bytes(T) for T in moments if T.dim() > 0),
+    }
+
+
+@pytest.mark.parametrize("mixed", [False, True], ids=["float32", "mixed"])
+@pytest.mark.parametrize("sizes", STATE_CASES, ids=str)
+def test_training_state_matches_adam(js, systems, sizes, mixed):
+    measured = adam_state_bytes(sizes, mixed)
+    P = state_parameters(sizes)
+    result = js("trainingStateBytes", P, mixed)
+    where = f"trainingStateBytes for {sizes}, mixed={mixed}"
+    assert {k: result[k] for k in measured} == measured, where
+    assert result["total"] == sum(measured.values()) == 16 * P, where
+    chapter = systems["training_state_bytes"](P, mixed)
+    assert list(chapter.values()) == list(measured.values()), (
+        f"{where}: differs from {SYSTEMS}"
+    )
+
+
+def fused_block_saved_bytes(sizes: Sizes, kind) -> int:
+    """Bytes autograd saves in a pre-norm block with fused attention."""
+    torch.manual_seed(0)
+    B, S, D, H = sizes.B, sizes.S, sizes.D, sizes.H
+    norm_attn, norm_ffn = nn.LayerNorm(D), nn.LayerNorm(D)
+    qkv, out = nn.Linear(D, 3 * D), nn.Linear(D, D)
+    up, down = nn.Linear(D, sizes.Dff), nn.Linear(sizes.Dff, D)
+    parts = nn.ModuleList([norm_attn, norm_ffn, qkv, out, up, down]).to(kind)
+    weights = {p.untyped_storage().data_ptr() for p in parts.parameters()}
+    X = torch.randn(B, S, D, dtype=kind, requires_grad=True)
+    storages = {}
+
+    def pack(T):
+        if T.untyped_storage().data_ptr() not in weights:
+            storages[T.untyped_storage().data_ptr()] = (
+                T.untyped_storage().nbytes()
+            )
+        return T
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T):
+        q, k, v = (
+            part.view(B, S, H, D // H).transpose(1, 2)
+            for part in qkv(norm_attn(X)).chunk(3, dim=-1)
+        )
+        mixed = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        Hs = X + out(mixed.transpose(1, 2).reshape(B, S, D))
+        Hs + down(F.gelu(up(norm_ffn(Hs))))
+    return sum(storages.values())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("sizes", SAVED_CASES, ids=str)
+def test_saved_activation_bytes_match_autograd(js, sizes, dtype):
+    measured = fused_block_saved_bytes(sizes, getattr(torch, dtype))
+    nbytes = dtype_bytes()[dtype]
+    result = js("savedActivationBytes", *activation_args(sizes, nbytes))
+    assert result == measured, (
+        f"chapters/explorer-formulas.js: savedActivationBytes for {sizes} "
+        f"in {dtype} is {result:,}; autograd saves {measured:,} bytes"
+    )

@@ -246,3 +246,139 @@ def test_ffn_not_callable(ns, printed):
     assert message == (
         "check_ffn_activation_bytes needs a function, not a str object."
     )
+
+
+# ------------------------------------------------------ saved tensor bytes
+
+
+def saved(ns, printed, candidate):
+    return run_check(printed, ns["check_saved_bytes"], candidate)
+
+
+def hooked(record):
+    """A my_saved_bytes built on `record(storages, T)` for each saved T."""
+
+    def count(fn, *inputs):
+        storages = []
+
+        def pack(T):
+            record(storages, T)
+            return T
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T):
+            fn(*inputs)
+        return sum(storages)
+
+    return count
+
+
+def test_saved_reference_passes(ns, printed):
+    passed, message = saved(ns, printed, ns["solution_saved_bytes"])
+    assert passed is True
+    assert message.startswith("Passes")
+
+
+def test_saved_starter_reports_none(ns, printed):
+    passed, message = saved(ns, printed, ns["my_saved_bytes"])
+    assert passed is False
+    assert "returned None" in message
+
+
+def test_saved_elements_not_bytes_fails(ns, printed):
+    seen = {}
+
+    def elements(storages, T):
+        storage = T.untyped_storage()
+        if storage.data_ptr() not in seen:
+            seen[storage.data_ptr()] = True
+            storages.append(storage.nbytes() // T.element_size())
+
+    passed, message = saved(ns, printed, hooked(elements))
+    assert passed is False
+    assert "a number of elements" in message
+
+
+def test_saved_storage_counted_twice_fails(ns, printed):
+    def every_time(storages, T):
+        storages.append(T.untyped_storage().nbytes())
+
+    passed, message = saved(ns, printed, hooked(every_time))
+    assert passed is False
+    assert "product of two rows" in message
+    assert "twice the 128 kept" in message
+
+
+def test_saved_view_sizes_fail(ns, printed):
+    def view_bytes(storages, T):
+        storages.append(T.numel() * T.element_size())
+
+    passed, message = saved(ns, printed, hooked(view_bytes))
+    assert passed is False
+    assert "the rows' own sizes" in message
+    assert "128 bytes" in message
+
+
+def test_saved_outside_the_hooks_fails(ns, printed):
+    def no_hooks(fn, *inputs):
+        fn(*inputs)
+        return 0
+
+    passed, message = saved(ns, printed, no_hooks)
+    assert passed is False
+    assert "counted nothing" in message
+
+
+def test_saved_float_and_errors_fail(ns, printed):
+    passed, message = saved(ns, printed, lambda fn, *inputs: 60.0)
+    assert passed is False
+    assert "returned a float" in message
+    passed, message = saved(ns, printed, lambda fn, *inputs: fn())
+    assert passed is False
+    assert "raised TypeError" in message
+    passed, message = saved(ns, printed, 3)
+    assert message == "check_saved_bytes needs a function, not a int object."
+
+
+# -------------------------------------------------------- key-value cache
+
+
+def kv(ns, printed, candidate):
+    return run_check(printed, ns["check_kv_cache_bytes"], candidate)
+
+
+def test_kv_reference_passes(ns, printed):
+    passed, message = kv(ns, printed, ns["solution_kv_cache_bytes"])
+    assert passed is True
+    assert message.startswith("Passes")
+
+
+def test_kv_chapter_formula_passes(ns, printed):
+    def from_chapter(B, S, D, blocks, size):
+        one = ns["kv_cache_bytes"](B, S, D, size, heads=2, kv_heads=2)
+        return blocks * one
+
+    passed, _ = kv(ns, printed, from_chapter)
+    assert passed is True
+
+
+def test_kv_starter_reports_none(ns, printed):
+    passed, message = kv(ns, printed, ns["my_kv_cache_bytes"])
+    assert passed is False
+    assert "returned None" in message
+
+
+@pytest.mark.parametrize(
+    ("wrong", "says"),
+    [
+        (lambda B, S, D, L, b: B * S * D * L * b, "half the cache"),
+        (lambda B, S, D, L, b: 2 * B * S * D * b, "counted one block"),
+        (lambda B, S, D, L, b: 2 * B * S * D * L, "counted elements"),
+        (lambda B, S, D, L, b: 2 * B * S * D * L * 4, "4 bytes per element"),
+        (lambda B, S, D, L, b: 7, "the caches hold 1,920"),
+        (lambda B, S, D, L, b: 1 / 0, "raised ZeroDivisionError"),
+    ],
+)
+def test_kv_wrong_answers_fail(ns, printed, wrong, says):
+    passed, message = kv(ns, printed, wrong)
+    assert passed is False
+    assert says in message

@@ -20,6 +20,7 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import figure_export  # noqa: E402
 import qmd as qmd_module  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -478,7 +479,7 @@ def check_figure_outputs(root: Path) -> list[str]:
 
 
 def check_exported_figures(root: Path) -> list[str]:
-    """Every fig- label has figures/<label>.png and an index entry."""
+    """Every fig- label has a 300-dpi PNG, an SVG and an index entry."""
     problems = []
     parsed, _ = parsed_book(root)
     index_path = root / "figures" / "README.md"
@@ -488,17 +489,33 @@ def check_exported_figures(root: Path) -> list[str]:
     for relative, qmd in parsed.items():
         for chunk in qmd.chunks():
             label = str(chunk.options.get("label", ""))
-            if not label.startswith("fig-"):
-                continue
-            if not (root / "figures" / f"{label}.png").exists():
+            if label.startswith("fig-"):
+                problems += exported_figure_problems(root, relative, label)
+                if f"| {figure_export.index_files(label)} |" not in index:
+                    problems.append(
+                        f"{relative}: figure '{label}' has no entry in "
+                        f"figures/README.md: run `{REGENERATE}`"
+                    )
+    return problems
+
+
+def exported_figure_problems(root: Path, relative, label: str) -> list[str]:
+    """What is missing or wrong in one figure's exported files."""
+    problems = []
+    for suffix in figure_export.FORMATS:
+        path = root / "figures" / f"{label}.{suffix}"
+        if not path.exists():
+            problems.append(
+                f"{relative}: figure '{label}' has no exported "
+                f"figures/{label}.{suffix}: run `{REGENERATE}`"
+            )
+        elif suffix == "png":
+            dpi = figure_export.png_dpi(path)
+            if dpi is None or round(dpi) < figure_export.EXPORT_DPI:
                 problems.append(
-                    f"{relative}: figure '{label}' has no exported "
-                    f"figures/{label}.png: run `{REGENERATE}`"
-                )
-            if f"| [`{label}.png`]({label}.png) |" not in index:
-                problems.append(
-                    f"{relative}: figure '{label}' has no entry in "
-                    f"figures/README.md: run `{REGENERATE}`"
+                    f"{relative}: figures/{label}.png is not a "
+                    f"{figure_export.EXPORT_DPI}-dpi export: run "
+                    f"`{REGENERATE}`"
                 )
     return problems
 

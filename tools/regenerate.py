@@ -11,16 +11,16 @@ then writes
 - `notebooks/instructor/<name>.ipynb`: the instructor edition,
 
 each executed top to bottom in a fresh kernel and saved with its outputs.
-Last it exports every labelled figure to `figures/<label>.png` and rewrites
-`figures/README.md`, the index of captions and alt text. Running it twice
-gives byte-identical files. Outputs are never edited by hand: edit the
-chapter and run this again.
+While the instructor edition executes, every labelled figure is saved to
+`figures/<label>.png` (300 dpi) and `figures/<label>.svg`
+(tools/figure_export.py); last, `figures/README.md`, the index of captions
+and alt text, is rewritten. Running it twice gives byte-identical files.
+Outputs are never edited by hand: edit the chapter and run this again.
 """
 
 from __future__ import annotations
 
 import argparse
-import base64
 import os
 import sys
 import time
@@ -30,6 +30,7 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import figure_export  # noqa: E402
 import links  # noqa: E402
 import qmd as qmd_module  # noqa: E402
 from bookcheck import REGENERATE, ROOT, notebook_chapters  # noqa: E402
@@ -53,8 +54,13 @@ def chapter_names() -> list[str]:
     return notebook_chapters(ROOT)
 
 
-def execute(notebook: nbformat.NotebookNode, source: Path) -> float:
-    """Run every cell in a fresh kernel; return the wall time in seconds."""
+def execute(
+    notebook: nbformat.NotebookNode, source: Path, export: bool = False
+) -> float:
+    """Run every cell in a fresh kernel; return the wall time in seconds.
+
+    With `export`, every labelled figure is also saved into figures/.
+    """
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
@@ -66,6 +72,8 @@ def execute(notebook: nbformat.NotebookNode, source: Path) -> float:
         record_timing=False,
         resources={"metadata": {"path": str(NOTEBOOKS)}},
     )
+    if export:
+        figure_export.install(client, FIGURES)
     started = time.perf_counter()
     try:
         client.execute()
@@ -89,7 +97,8 @@ def build(name: str) -> str:
     report = []
     for edition in qmd_module.EDITIONS:
         notebook = qmd_module.to_notebook(parsed, edition)
-        seconds = execute(notebook, source)
+        # Both editions draw the same figures; export them once.
+        seconds = execute(notebook, source, export=edition == "instructor")
         path = notebook_path(name, edition)
         coalesce_streams(notebook)
         keep_volatile_outputs(notebook, path)
@@ -142,63 +151,27 @@ def keep_volatile_outputs(notebook, path: Path) -> None:
             cell.outputs = recorded[cell.source]
 
 
-def figure_cells(notebook: nbformat.NotebookNode):
-    """Yield (label, options, png bytes list) for labelled figure cells."""
-    for cell in notebook.cells:
-        if cell.cell_type != "code":
-            continue
-        options = qmd_module.cell_options(cell.source)
-        label = str(options.get("label", ""))
-        if not label.startswith("fig-"):
-            continue
-        images = [
-            base64.b64decode(output["data"]["image/png"])
-            for output in cell.get("outputs", [])
-            if "image/png" in output.get("data", {})
-        ]
-        yield label, options, images
-
-
 def export_figures() -> None:
-    """Write figures/<label>.png for every labelled figure, and the index."""
-    FIGURES.mkdir(exist_ok=True)
-    rows = []
-    written = set()
+    """Check each figure cell drew one image and was exported; index them."""
+    figures = []
+    missing = []
     for name in chapter_names():
         notebook = nbformat.read(notebook_path(name, "instructor"), 4)
-        for label, options, images in figure_cells(notebook):
-            if len(images) != 1:
+        cells = figure_export.figure_cells(notebook, qmd_module.cell_options)
+        for label, options, images in cells:
+            if images != 1:
                 raise SystemExit(
                     f"chapters/{name}.qmd: figure cell '{label}' drew "
-                    f"{len(images)} images; a labelled figure cell must "
+                    f"{images} images; a labelled figure cell must "
                     "draw exactly one (end it with plt.show())"
                 )
-            (FIGURES / f"{label}.png").write_bytes(images[0])
-            written.add(f"{label}.png")
-            caption = " ".join(str(options.get("fig-cap", "")).split())
-            alt = " ".join(str(options.get("fig-alt", "")).split())
-            rows.append(
-                f"| [`{label}.png`]({label}.png) | `chapters/{name}.qmd` "
-                f"| {escape(caption)} | {escape(alt)} |"
-            )
-    for stale in FIGURES.glob("*.png"):
-        if stale.name not in written:
-            stale.unlink()
-    header = [
-        "# Figures",
-        "",
-        "Every labelled figure of the book as a PNG, for slides and handouts.",
-        f"Generated by `{REGENERATE}`; do not edit by hand.",
-        "",
-        "| file | chapter | caption | alt text |",
-        "| --- | --- | --- | --- |",
-    ]
-    text = "\n".join(header + rows) + "\n"
-    (FIGURES / "README.md").write_text(text, encoding="utf-8")
-
-
-def escape(text: str) -> str:
-    return text.replace("|", "\\|")
+            figures.append((name, label, options))
+            for suffix in figure_export.FORMATS:
+                if not (FIGURES / f"{label}.{suffix}").exists():
+                    missing.append(f"{label}.{suffix} (run it for {name})")
+    if missing:
+        raise SystemExit("figures/ lacks " + ", ".join(missing))
+    figure_export.write_index(FIGURES, figures, REGENERATE)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -227,7 +200,7 @@ def main(argv: list[str] | None = None) -> None:
         for line in pool.map(build, names):
             print(line, flush=True)
     export_figures()
-    print(f"figures: {len(list(FIGURES.glob('*.png')))} exported")
+    print(f"figures: {len(list(FIGURES.glob('*.svg')))} indexed")
 
 
 def warm_font_cache() -> None:

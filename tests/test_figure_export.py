@@ -1,0 +1,85 @@
+"""Exported figures are print quality and byte-identical on every run."""
+
+import figure_export
+import pytest
+
+pytestmark = pytest.mark.heavy_imports
+
+
+def draw():
+    """A small figure with a clip path and text, like the book's."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, ax = plt.subplots(figsize=(2, 1.5))
+    ax.plot([0, 1, 2], [0, 1, 0], label="a line")
+    ax.set_title("title")
+    ax.legend()
+    return figure
+
+
+def export_twice(tmp_path, save):
+    import matplotlib.pyplot as plt
+
+    runs = []
+    for run in ("first", "second"):
+        directory = tmp_path / run
+        directory.mkdir()
+        figure = draw()
+        save(figure, str(directory), "fig-test", 300)
+        plt.close(figure)
+        runs.append({p.name: p.read_bytes() for p in directory.iterdir()})
+    return runs
+
+
+def test_exports_are_byte_identical(tmp_path):
+    first, second = export_twice(tmp_path, figure_export.save_figure)
+    assert sorted(first) == ["fig-test.png", "fig-test.svg"]
+    assert first == second
+    dpi = figure_export.png_dpi(tmp_path / "first" / "fig-test.png")
+    assert round(dpi) == 300
+
+
+def test_plain_savefig_is_not(tmp_path):
+    # The check above can fail: matplotlib's defaults date the SVG and
+    # give its ids a random salt.
+    def plain(figure, directory, label, dpi):
+        figure.savefig(f"{directory}/{label}.svg")
+
+    first, second = export_twice(tmp_path, plain)
+    assert first != second
+
+
+def test_kernel_code_defines_nothing_it_leaves_behind(tmp_path):
+    code = figure_export.kernel_code(tmp_path)
+    assert code.rstrip().endswith("del kernel_exporter, save_figure")
+    compile(code, "kernel", "exec")
+
+
+def test_kernel_hook_exports_the_first_figure_silently(tmp_path):
+    # A two-cell notebook like a chapter's opening: the style cell imports
+    # pyplot, and the very next cell is a labelled figure (matplotlib picks
+    # its inline backend only there, in the middle of the cell).
+    import nbformat
+    from nbclient import NotebookClient
+
+    cells = [
+        "import matplotlib.pyplot as plt",
+        "#| label: fig-first\nplt.plot([0, 1])\nplt.show()",
+        "plt.plot([1, 0])\nplt.show()",  # unlabelled: not exported
+    ]
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(source) for source in cells]
+    )
+    client = NotebookClient(notebook, timeout=60, kernel_name="python3")
+    figure_export.install(client, tmp_path)
+    client.execute()
+    exported = sorted(path.name for path in tmp_path.iterdir())
+    assert exported == ["fig-first.png", "fig-first.svg"]
+    counts = [cell.execution_count for cell in notebook.cells]
+    assert counts == [1, 2, 3], "the hook must not take an execution count"
+    for cell in notebook.cells:
+        for output in cell.outputs:
+            assert "image/svg+xml" not in output.get("data", {})

@@ -1,0 +1,195 @@
+"""Export every labelled figure at print quality, and index them.
+
+The figures are drawn in the kernel while `tools/regenerate.py` executes a
+chapter. Before the first cell runs, `install(client, directory)` sends the
+kernel a silent request (no output, no history, no execution count) that
+installs a hook: whenever a cell labelled `fig-...` displays a matplotlib
+figure, the hook also saves it as `<label>.png` at 300 dpi and as
+`<label>.svg` in `directory`. The notebook itself keeps its 100-dpi PNG
+(nbval needs it) and never receives SVG.
+
+Both files are byte-identical from one run to the next: the PNG carries no
+software or date metadata, and the SVG neither a date nor a creator, and
+its element ids are hashed with a fixed salt (`svg.hashsalt`).
+
+`write_index(...)` then removes exports of figures that no longer exist and
+rewrites `figures/README.md`, the index of captions and alt text.
+"""
+
+from __future__ import annotations
+
+import base64
+import inspect
+import struct
+from pathlib import Path
+
+EXPORT_DPI = 300
+FORMATS = ("png", "svg")
+
+
+def save_figure(figure, directory: str, label: str, dpi: int) -> None:
+    """Save one figure as `<label>.png` and `<label>.svg`, reproducibly.
+
+    Self-contained: its source is sent to the kernel.
+    """
+    from pathlib import Path
+
+    import matplotlib
+
+    target = Path(directory)
+    common = {"bbox_inches": "tight", "facecolor": "white"}
+    figure.savefig(
+        target / f"{label}.png", dpi=dpi, metadata={"Software": None}, **common
+    )
+    # Without a fixed salt, the SVG's clip-path and glyph ids are random.
+    with matplotlib.rc_context({"svg.hashsalt": label}):
+        figure.savefig(
+            target / f"{label}.svg",
+            metadata={"Date": None, "Creator": None},
+            **common,
+        )
+
+
+def kernel_exporter(directory: str, dpi: int, save) -> None:
+    """Runs inside the kernel: save each labelled figure as it is shown.
+
+    Self-contained (its source is sent to the kernel), so it imports what
+    it needs; `save` is `save_figure`.
+    """
+    import importlib
+    import re
+    import sys
+
+    from IPython import get_ipython
+    from matplotlib.figure import Figure
+
+    shell = get_ipython()
+    png_formatter = shell.display_formatter.formatters["image/png"]
+    label_line = re.compile(r"^#\|\s*label:\s*(fig-[\w-]+)\s*$", re.M)
+    state = {"label": None, "shown": 0}
+
+    def wrap(original):
+        def exporting(figure, *args, **kwargs):
+            state["shown"] += 1
+            # One figure per labelled cell; bookcheck names any extra one.
+            if state["label"] is not None and state["shown"] == 1:
+                save(figure, directory, state["label"], dpi)
+            return original(figure, *args, **kwargs)
+
+        exporting.exports_figures = True
+        return exporting
+
+    def before_cell(info):
+        found = label_line.search(info.raw_cell or "")
+        state["label"] = found.group(1) if found else None
+        state["shown"] = 0
+        if "matplotlib.pyplot" not in sys.modules:
+            return  # no figure yet; the book imports pyplot in its style cell
+        # The inline backend registers its PNG formatter when pyplot first
+        # needs a backend, which may be in the middle of this cell: load it
+        # now (as that would), so the formatter exists to be wrapped.
+        importlib.import_module("matplotlib_inline.backend_inline")
+        current = png_formatter.lookup_by_type(Figure)
+        if not getattr(current, "exports_figures", False):
+            png_formatter.for_type(Figure, wrap(current))
+
+    shell.events.register("pre_run_cell", before_cell)
+
+
+def kernel_code(directory: Path, dpi: int = EXPORT_DPI) -> str:
+    """The source sent to the kernel: define, call, then forget the hook."""
+    sources = [inspect.getsource(f) for f in (save_figure, kernel_exporter)]
+    call = f"kernel_exporter({str(directory)!r}, {dpi}, save_figure)"
+    cleanup = "del kernel_exporter, save_figure"
+    return "\n\n".join(sources) + f"\n{call}\n{cleanup}\n"
+
+
+def install(client, directory: Path) -> None:
+    """Make `client` (an nbclient NotebookClient) export figures."""
+    directory.mkdir(parents=True, exist_ok=True)
+    code = kernel_code(directory)
+
+    async def on_start(notebook):
+        message = client.kc.execute(code, silent=True, store_history=False)
+        reply = await client.async_wait_for_reply(message)
+        if reply is None or reply["content"]["status"] != "ok":
+            raise RuntimeError("could not install the figure exporter")
+
+    client.on_notebook_start = on_start
+
+
+def png_dpi(path: Path) -> float | None:
+    """The resolution a PNG records in its pHYs chunk, or None."""
+    data = path.read_bytes()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    offset = 8
+    while offset + 8 <= len(data):
+        length, kind = struct.unpack(">I4s", data[offset : offset + 8])
+        if kind == b"pHYs":
+            x_per_metre, _, unit = struct.unpack(
+                ">IIB", data[offset + 8 : offset + 17]
+            )
+            return x_per_metre * 0.0254 if unit == 1 else None
+        offset += 12 + length
+    return None
+
+
+def figure_cells(notebook, cell_options):
+    """Yield (label, options, image count) for labelled figure cells."""
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        options = cell_options(cell.source)
+        label = str(options.get("label", ""))
+        if not label.startswith("fig-"):
+            continue
+        images = [
+            base64.b64decode(output["data"]["image/png"])
+            for output in cell.get("outputs", [])
+            if "image/png" in output.get("data", {})
+        ]
+        yield label, options, len(images)
+
+
+def write_index(directory: Path, figures: list, regenerate: str) -> None:
+    """Rewrite README.md from (chapter, label, options); drop stale files.
+
+    `figures` lists every labelled figure of the book in order.
+    """
+    labels = {label for _, label, _ in figures}
+    for suffix in FORMATS:
+        for path in directory.glob(f"*.{suffix}"):
+            if path.stem not in labels:
+                path.unlink()
+    rows = []
+    for chapter, label, options in figures:
+        caption = " ".join(str(options.get("fig-cap", "")).split())
+        alt = " ".join(str(options.get("fig-alt", "")).split())
+        rows.append(
+            f"| {index_files(label)} | `chapters/{chapter}.qmd` "
+            f"| {escape(caption)} | {escape(alt)} |"
+        )
+    header = [
+        "# Figures",
+        "",
+        "Every labelled figure of the book, for slides and handouts:",
+        f"a PNG at {EXPORT_DPI} dpi and an SVG (vector) of each.",
+        f"Generated by `{regenerate}`; do not edit by hand.",
+        "",
+        "| files | chapter | caption | alt text |",
+        "| --- | --- | --- | --- |",
+    ]
+    text = "\n".join(header + rows) + "\n"
+    (directory / "README.md").write_text(text, encoding="utf-8")
+
+
+def index_files(label: str) -> str:
+    """The index's link cell for one figure: its PNG and its SVG."""
+    return " · ".join(
+        f"[`{label}.{suffix}`]({label}.{suffix})" for suffix in FORMATS
+    )
+
+
+def escape(text: str) -> str:
+    return text.replace("|", "\\|")
