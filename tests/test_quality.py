@@ -395,6 +395,13 @@ PLANTED = {
         '<script src="https://cdn.example.com/lib.js"></script>',
         "requests another host while loading: https://cdn.example.com/lib.js",
     ),
+    "javascript-error": (
+        "index.html",
+        "</body>",
+        "<script>window.planted.call()</script></body>",
+        "JavaScript error in the console: Cannot read properties of "
+        "undefined (reading 'call')",
+    ),
 }
 
 

@@ -1,4 +1,13 @@
-"""Render the whole book with Quarto, where Quarto is installed."""
+"""Render the whole book with Quarto, where Quarto is installed.
+
+The render tests render a copy of the book once per edition, both formats
+(website and PDF) as `bash tools/render.sh` does. The copy has the
+committed _freeze/, so no chapter executes and a render takes tens of
+seconds, not minutes (where a chapter's frozen results are stale, Quarto
+executes it, and test_frozen_results_match_the_chapters fails anyway).
+The rendered student site is also checked in a browser with
+tools/sitecheck when BOOK_SITECHECK=1 (Lighthouse takes minutes).
+"""
 
 import html
 import os
@@ -8,34 +17,49 @@ import subprocess
 import sys
 
 import bookcheck
+import freeze
 import links
 import nbcheck
 import pytest
 import qmd
 import render_log
-from conftest import copy_book
+from conftest import ROOT, copy_book
 
 needs_quarto = pytest.mark.skipif(
     shutil.which("quarto") is None,
     reason="quarto is not on PATH: install it from quarto.org to render",
 )
+PDF = "The-Transformer-Block.pdf"
+EDITIONS = {"student": "_book", "instructor": "_book-instructor"}
+
+
+def render_copy(folder, profile=None):
+    """Render a copy of the book in folder: (site folder, log, exit code)."""
+    copy = copy_book(folder / "book", whole=True)
+    # Quarto executes the chapters with this Python, which has the book's
+    # packages (as tools/render.sh does with .venv's).
+    environment = {**os.environ, "QUARTO_PYTHON": sys.executable}
+    command = ["quarto", "render"]
+    if profile:
+        command += ["--profile", profile]
+    result = subprocess.run(
+        command, cwd=copy, env=environment, capture_output=True, text=True
+    )
+    site = copy / EDITIONS[profile or "student"]
+    return site, result.stdout + result.stderr, result.returncode
 
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
-    """A copy of the book rendered to HTML once: (folder, log, exit code)."""
-    copy = copy_book(tmp_path_factory.mktemp("render") / "book", whole=True)
-    # Quarto executes the chapters with this Python, which has the book's
-    # packages (as tools/render.sh does with .venv's).
-    environment = {**os.environ, "QUARTO_PYTHON": sys.executable}
-    result = subprocess.run(
-        ["quarto", "render", "--to", "html"],
-        cwd=copy,
-        env=environment,
-        capture_output=True,
-        text=True,
-    )
-    return copy, result.stdout + result.stderr, result.returncode
+    """The student edition rendered once: (book copy, log, exit code)."""
+    site, log, code = render_copy(tmp_path_factory.mktemp("render"))
+    return site.parent, log, code
+
+
+@pytest.fixture(scope="module")
+def instructor(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("render-instructor")
+    return render_copy(folder, "instructor")
 
 
 @needs_quarto
@@ -45,6 +69,113 @@ def test_book_renders_without_warnings(rendered):
     warnings = render_log.warnings(log)
     assert not warnings, "\n".join(warnings)
     assert (copy / "_book" / "index.html").exists()
+
+
+@needs_quarto
+def test_instructor_edition_renders_without_warnings(instructor):
+    site, log, code = instructor
+    assert code == 0, log[-4000:]
+    warnings = render_log.warnings(log)
+    assert not warnings, "\n".join(warnings)
+    assert (site / PDF).is_file(), f"{site.name}/{PDF} was not made"
+
+
+@needs_quarto
+def test_every_page_links_the_pdf(rendered):
+    copy, log, code = rendered
+    assert code == 0, log[-4000:]
+    site = copy / "_book"
+    assert (site / PDF).is_file(), f"_book/{PDF} was not made"
+    for page in sorted(site.rglob("*.html")):
+        if page.name == "404.html":
+            continue
+        text = page.read_text(encoding="utf-8")
+        assert re.search(rf'href="(\./|\.\./)?{PDF}"', text), (
+            f"{page.relative_to(site)} has no link to {PDF}"
+        )
+
+
+def pdf_text(path):
+    result = subprocess.run(
+        ["pdftotext", "-layout", str(path), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return result.stdout
+
+
+@needs_quarto
+@pytest.mark.skipif(
+    shutil.which("pdftotext") is None,
+    reason="pdftotext (poppler-utils) is not installed",
+)
+def test_pdf_has_every_figure_and_equation_and_no_explorer(rendered):
+    copy, log, code = rendered
+    assert code == 0, log[-4000:]
+    pdf = copy / "_book" / PDF
+    text = pdf_text(pdf)
+    # pdfimages sees no image in Typst's PDF (they sit inside form
+    # objects): each figure is found by its caption, which Typst prints
+    # under the image.
+    captions = set(re.findall(r"Figure (\d+\.\d+):", text))
+    figures = [
+        label
+        for name in bookcheck.notebook_chapters(copy)
+        for chunk in qmd.parse(copy / "chapters" / f"{name}.qmd").chunks()
+        if str(label := chunk.options.get("label", "")).startswith("fig-")
+    ]
+    assert len(captions) >= len(figures), (
+        f"{PDF} has {len(captions)} figure captions for {len(figures)} figures"
+    )
+    sources = [copy / "index.qmd", *sorted((copy / "chapters").glob("*.qmd"))]
+    equations = [
+        label
+        for path in sources
+        for label in re.findall(r"\{#(eq-[\w-]+)\}", path.read_text("utf-8"))
+    ]
+    numbers = re.findall(r"\((\d+\.\d+)\)", text)
+    assert len(set(numbers)) >= len(equations), (
+        f"{PDF} shows {len(set(numbers))} equation numbers for "
+        f"{len(equations)} labelled equations"
+    )
+    # The explorers are website only: a sentence says so, no code shows.
+    assert "interactive explorer" in text
+    for code_only in ("Inputs.form", "viewof", "window.Inputs"):
+        assert code_only not in text, f"{PDF} prints explorer code {code_only}"
+
+
+@needs_quarto
+def test_pdf_prints_no_folded_code(rendered):
+    """Folded cells (figure code, self-check machinery) print one line."""
+    copy, log, code = rendered
+    assert code == 0, log[-4000:]
+    text = " ".join(pdf_text(copy / "_book" / PDF).split())
+    for name in bookcheck.notebook_chapters(copy):
+        for chunk in qmd.parse(copy / "chapters" / f"{name}.qmd").chunks():
+            if chunk.options.get("code-fold") in (None, False, "none"):
+                continue
+            body = [line for line in chunk.lines if not line.startswith("#|")]
+            longest = max(body, key=len).strip()
+            assert longest not in text, (
+                f"{PDF} prints folded code of chapters/{name}.qmd line "
+                f"{chunk.line}: {longest!r}"
+            )
+
+
+@needs_quarto
+def test_rendered_site_passes_the_site_check(rendered):
+    if os.environ.get("BOOK_SITECHECK") != "1":
+        pytest.skip("the site check of the render is opt-in: BOOK_SITECHECK=1")
+    copy, log, code = rendered
+    assert code == 0, log[-4000:]
+    result = subprocess.run(
+        ["node", ROOT / "tools" / "sitecheck" / "check_site.mjs"]
+        + [copy / "_book"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr
 
 
 @needs_quarto
@@ -103,6 +234,32 @@ def test_render_log_command_fails_on_a_warning(tmp_path, capsys):
     log.write_text("\n".join([*NOT_WARNINGS, WARNINGS[2]]), encoding="utf-8")
     assert render_log.main([str(log)]) == 1
     assert "Unable to resolve crossref @eq-y" in capsys.readouterr().err
+
+
+# Without Quarto: Quarto's frozen results (_freeze/) match the chapters.
+
+
+def test_frozen_results_match_the_chapters():
+    problems = freeze.stale(ROOT)
+    assert not problems, "\n".join([*problems, freeze.FIX])
+
+
+def test_freeze_check_finds_a_changed_chapter_and_missing_results(tmp_path):
+    copy = copy_book(tmp_path / "book")
+    shutil.copytree(ROOT / "_freeze", copy / "_freeze")
+    assert freeze.stale(copy) == []
+    chapter = copy / "chapters" / "mechanics.qmd"
+    chapter.write_text(chapter.read_text("utf-8") + "\nOne more line.\n")
+    (copy / "_freeze/chapters/systems/execute-results/typ.json").unlink()
+    problems = freeze.stale(copy)
+    assert problems == [
+        "chapters/mechanics.qmd changed since its frozen results "
+        "_freeze/chapters/mechanics/execute-results/html.json were made",
+        "chapters/mechanics.qmd changed since its frozen results "
+        "_freeze/chapters/mechanics/execute-results/typ.json were made",
+        "chapters/systems.qmd: no frozen results "
+        "_freeze/chapters/systems/execute-results/typ.json",
+    ]
 
 
 # ------------------------------------------------ notebook numbers vs site

@@ -9,7 +9,11 @@ Reports, per notebook and in total:
 - the whole test suite's wall time (`pytest`, as tools/test.sh runs it) and
   the time nbval spent on each notebook;
 - the slowest cells of all (three, since the first import of torch takes
-  about a second in whichever cell does it).
+  about a second in whichever cell does it);
+- with `--render`, where Quarto is installed: a cold render of the book
+  (website and PDF) from a fresh clone of the last commit, which reuses
+  the committed _freeze/, and a second render after one chapter changed
+  (tools/render_timing.py).
 
 Timings on a shared machine vary by about 10% from run to run, so each
 round measures all three in turn and the totals are reported as the
@@ -126,7 +130,13 @@ def main() -> None:
         help="measure everything this many times, taking turns, and report "
         "medians: run-to-run noise here is about 10%% (default: 3)",
     )
-    rounds = parser.parse_args().rounds
+    parser.add_argument(
+        "--render",
+        action="store_true",
+        help="also time Quarto renders (needs quarto on PATH)",
+    )
+    arguments = parser.parse_args()
+    rounds = arguments.rounds
     paths = notebooks()
     measured = []
     for number in range(1, rounds + 1):
@@ -169,6 +179,11 @@ def main() -> None:
         f"2 at a time: {spread(plains)} s wall"
     )
     print(f"suite / plain: {spread(ratios, digits=2)}")
+    if arguments.render:
+        import render_timing
+
+        for line in render_timing.report(rounds):
+            print(line)
 
 
 def spread(values: list[float], digits: int = 1) -> str:

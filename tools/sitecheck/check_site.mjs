@@ -12,7 +12,8 @@
 // SITE is served from 127.0.0.1 with gzip, as GitHub Pages serves it, and
 // every HTML page is opened in headless Chromium (CHROME_PATH, or the first
 // of chromium, chromium-browser, google-chrome, google-chrome-stable on
-// PATH). Each page must pass four checks:
+// PATH). Each page must pass four checks, and log no JavaScript error
+// (an uncaught exception or a console error, such as a failed request):
 //   links       every internal link, image, script and stylesheet resolves
 //               to a file of SITE, and every #anchor to an id on its page
 //               (cross-reference targets, notebook and PDF downloads);
@@ -283,7 +284,14 @@ async function openTab(browser, origin) {
       request.abort("blockedbyclient");
     } else request.continue();
   });
+  // Uncaught exceptions and console.error messages (a failed request is
+  // one), in either scheme, fail the page.
   page.on("pageerror", (error) => tab.errors.push(String(error.message)));
+  page.on("console", (message) => {
+    if (message.type() !== "error") return;
+    const where = message.location()?.url;
+    tab.errors.push(message.text() + (where ? ` (${where})` : ""));
+  });
   return tab;
 }
 
@@ -308,6 +316,18 @@ async function visit(tab, url, { axeSource, schemes }) {
     first = false;
     result.status = response ? response.status() : 0;
     if (!schemes.length) break;
+    // Scroll through the page as a reader would, so that what loads on
+    // demand (the explorers) loads, is checked and logs its errors too.
+    await page.evaluate(async () => {
+      const frame = () => new Promise((r) => requestAnimationFrame(r));
+      for (let y = 0; y < document.body.scrollHeight; y += innerHeight / 2) {
+        window.scrollTo(0, y);
+        await frame();
+        await frame();
+      }
+      window.scrollTo(0, 0);
+    });
+    await page.waitForNetworkIdle({ idleTime: 500, timeout: 30000 });
     await page.evaluate(axeSource);
     const violations = await page.evaluate(async () => {
       const run = await window.axe.run(document, {
@@ -517,8 +537,8 @@ async function main() {
           problem(page, `requests another host while loading: ${url}`);
         }
       }
-      for (const error of visited.errors) {
-        console.log(`warning: ${page}: JavaScript error: ${error}`);
+      for (const error of new Set(visited.errors)) {
+        problem(page, `JavaScript error in the console: ${error}`);
       }
     }
     const idsOf = (relative) => {

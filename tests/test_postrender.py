@@ -1,0 +1,169 @@
+"""tools/site/postrender.py finishes the rendered pages as it promises.
+
+Checked on small pages shaped like Quarto's output, without Quarto; the
+site check (tools/sitecheck) then checks a real render in a browser.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+
+import pytest
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "tools" / "site"))
+import postrender  # noqa: E402
+
+RUNTIME = "../site_libs/quarto-ojs/quarto-ojs-runtime.js"
+HEAD = """<html><head>
+<script src="../site_libs/quarto-nav/quarto-nav.js"></script>
+<script type="module" src="RUNTIME"></script>
+  <script defer="" src="../tools/site/katex/katex.min.js"></script>
+  <script>document.addEventListener("DOMContentLoaded", function () {
+ var mathElements = document.getElementsByClassName("math");
+ katex.render(texText.data, mathElements[i]);
+}});
+  </script>
+</head><body>
+""".replace("RUNTIME", RUNTIME)
+OJS_START = """<script type="module">
+if (window.location.protocol === "file:") { alert("no"); }
+window._ojs.paths.docToRoot = "..";
+window._ojs.runtime.interpretFromScriptTags();
+</script>
+"""
+WIDE = "x" * (postrender.PHONE_COLUMNS + 1)
+
+
+def page(body: str) -> str:
+    return HEAD + body + "</body></html>"
+
+
+def test_ojs_runtime_loads_on_demand():
+    finished = postrender.finish(
+        page('<div id="ojs-cell-1"></div>' + OJS_START)
+    )
+    assert (
+        'src="../site_libs/quarto-ojs/quarto-ojs-runtime.js"' not in finished
+    )
+    assert 'await import("../site_libs/quarto-ojs/quarto-ojs-runtime.js")' in (
+        finished
+    )
+    assert "IntersectionObserver" in finished
+    # Quarto's statements still run, after the import.
+    assert finished.index("await import(") < finished.index(
+        "interpretFromScriptTags();"
+    )
+
+
+def test_page_without_explorer_keeps_its_scripts():
+    original = page("<p>No explorer.</p>")
+    finished = postrender.finish(original)
+    assert "quarto-ojs-runtime.js" in finished  # no loader to replace it
+
+
+def test_head_scripts_are_deferred_and_finishing_is_idempotent():
+    finished = postrender.finish(page(""))
+    assert '<script defer src="../site_libs/quarto-nav/quarto-nav.js">' in (
+        finished
+    )
+    assert postrender.finish(finished) == finished
+
+
+@pytest.mark.parametrize("width, focusable", [(WIDE, True), ("short", False)])
+def test_only_wide_outputs_become_focusable(width, focusable):
+    body = (
+        '<div class="cell-output cell-output-stdout">\n'
+        f"<pre><code>{width}</code></pre>\n</div>"
+    )
+    finished = postrender.finish(page(body))
+    assert ('<pre tabindex="0"' in finished) is focusable
+
+
+def test_pagination_links_lose_their_partial_label():
+    link = (
+        '<a href="b.html" class="pagination-link" aria-label="Bee">'
+        '<span class="chapter-number">2</span> Bee</a>'
+    )
+    finished = postrender.finish(page(link))
+    assert 'aria-label="Bee"' not in finished
+    assert 'class="pagination-link">' in finished
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
+def test_maths_is_drawn_at_build_time(tmp_path):
+    path = tmp_path / "a.html"
+    path.write_text(
+        page(
+            '<p><span class="math inline">a &lt; b</span> and '
+            '<span class="math display">x^2 \\tag{1.1}</span></p>'
+        ),
+        encoding="utf-8",
+    )
+    assert postrender.main([str(tmp_path)]) == 0
+    drawn = path.read_text(encoding="utf-8")
+    assert drawn.count('class="katex"') == 2
+    assert 'class="katex-display"' in drawn
+    assert '<span class="katex-display" tabindex="0">' in drawn
+    assert "katex.min.js" not in drawn
+    assert "mathElements" not in drawn
+
+
+def test_each_theme_blocks_rendering_only_in_its_own_scheme():
+    head = (
+        '<link href="b.css" rel="stylesheet" class="quarto-color-scheme" '
+        'id="quarto-bootstrap">\n'
+        '<link href="b-dark.css" rel="stylesheet" '
+        'class="quarto-color-scheme quarto-color-alternate" '
+        'id="quarto-bootstrap">\n'
+    )
+    body = '<script id="quarto-html-before-body">toggle();</script>\n<p>x</p>'
+    finished = postrender.finish(page(head + body))
+    assert (
+        'href="b.css" rel="stylesheet" media="(prefers-color-scheme: light)"'
+    ) in finished
+    assert (
+        'href="b-dark.css" rel="stylesheet" '
+        'media="(prefers-color-scheme: dark)"'
+    ) in finished
+    # Quarto's scheme script runs first, then the one that releases media.
+    assert finished.index("toggle();") < finished.index("data-tb-scheme")
+    assert postrender.finish(finished) == finished
+
+
+def test_tables_become_focusable():
+    finished = postrender.finish(page('<table class="caption-top table">'))
+    assert '<table tabindex="0" class="caption-top table">' in finished
+
+
+def test_figures_get_their_size_and_all_but_the_first_load_lazily(tmp_path):
+    png = (ROOT / "figures").glob("*.png")
+    figure = next(png)
+    for name in ("one.png", "two.png"):
+        shutil.copy(figure, tmp_path / name)
+    path = tmp_path / "a.html"
+    path.write_text(
+        page('<img src="one.png" alt="1"><img src="two.png" alt="2">'),
+        encoding="utf-8",
+    )
+    assert postrender.main([str(tmp_path)]) == 0
+    text = path.read_text(encoding="utf-8")
+    width, height = postrender.png_size(figure)
+    assert f'<img src="one.png" width="{width}" height="{height}" alt' in text
+    assert (
+        f'<img src="two.png" width="{width}" height="{height}" '
+        'loading="lazy" alt'
+    ) in text
+    # Running again changes nothing.
+    assert postrender.main([str(tmp_path)]) == 0
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_empty_code_line_links_are_removed():
+    line = (
+        '<span id="cb3-1"><a href="#cb3-1" aria-hidden="true" '
+        'tabindex="-1"></a>x = 1</span>'
+    )
+    finished = postrender.finish(page(line))
+    assert '<span id="cb3-1">x = 1</span>' in finished

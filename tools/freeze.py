@@ -1,0 +1,82 @@
+"""Check that Quarto's frozen results in _freeze/ match the chapters.
+
+    python tools/freeze.py    # list stale or missing results; exit 1 if any
+
+`execute: freeze: auto` in _quarto.yml makes Quarto keep each chapter's
+executed results in _freeze/ (committed), and run a chapter's code again
+only when the chapter changed. Each result file records the MD5 hash of
+the source it came from; a chapter edited without a render since would be
+published with its old outputs. tests/test_render.py runs this check, which
+needs no Quarto: `bash tools/render.sh` brings the results up to date.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import qmd as qmd_module
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+FIX = "run `bash tools/render.sh` and commit _freeze/"
+# One result file per output format: the website and the PDF (Typst).
+FORMATS = ("html", "typ")
+
+
+def book_files(root: Path) -> list[str]:
+    """The book's source files, as _quarto.yml lists them."""
+    config = yaml.safe_load((root / "_quarto.yml").read_text("utf-8"))
+    book = config.get("book", {})
+    files = []
+    for entry in book.get("chapters", []) + book.get("appendices", []):
+        if isinstance(entry, dict):  # a part: {part: ..., chapters: [...]}
+            files.extend(entry.get("chapters", []))
+        else:
+            files.append(entry)
+    return files
+
+
+def source_hash(path: Path) -> str:
+    """The hash Quarto records: MD5 of the text with LF line endings."""
+    text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
+    return hashlib.md5(text.encode("utf-8")).hexdigest()
+
+
+def stale(root: Path = ROOT) -> list[str]:
+    """A message for each executed chapter whose frozen results are stale."""
+    problems = []
+    for relative in book_files(root):
+        path = root / relative
+        if not qmd_module.parse(path).chunks():
+            continue  # no code: Quarto freezes nothing for it
+        expected = source_hash(path)
+        folder = root / "_freeze" / Path(relative).with_suffix("")
+        for output in FORMATS:
+            result = folder / "execute-results" / f"{output}.json"
+            shown = result.relative_to(root)
+            if not result.is_file():
+                problems.append(f"{relative}: no frozen results {shown}")
+                continue
+            recorded = json.loads(result.read_text("utf-8")).get("hash")
+            if recorded != expected:
+                problems.append(
+                    f"{relative} changed since its frozen results {shown} "
+                    "were made"
+                )
+    return problems
+
+
+def main() -> int:
+    problems = stale()
+    for problem in problems:
+        print(f"freeze: {problem}", file=sys.stderr)
+    if problems:
+        print(f"freeze: {FIX}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

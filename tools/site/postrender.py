@@ -1,0 +1,303 @@
+"""Finish the rendered website: load only what a page needs, when it needs it.
+
+Quarto runs this after every render (`project: post-render` in _quarto.yml)
+with the output folder in QUARTO_PROJECT_OUTPUT_DIR; by hand:
+
+    .venv/bin/python tools/site/postrender.py _book
+
+It rewrites each HTML page of the site in place, and is idempotent:
+
+- The OJS runtime (about 900 KB) is no longer loaded with the page: an
+  explorer's page loads it when the explorer comes near the screen, so a
+  reader who never scrolls there never pays for it.
+- Of the two themes' stylesheets, only the one for the reader's system
+  scheme holds up the first paint (a `media` query on each); the other
+  loads when the reader switches to it, and a stored choice of the other
+  scheme still applies (see SCHEME_RELEASE).
+- The scripts Quarto puts in the head (navigation, search, tooltips,
+  Bootstrap) are deferred: they run, in order, once the page is parsed,
+  instead of holding up the first paint.
+- The maths is rendered here, with the site's KaTeX run by Node
+  (tools/site/katex_render.cjs), instead of in the reader's browser: the
+  page arrives with its formulas drawn, loads no KaTeX script and does not
+  shift as they are drawn. Without `node` on PATH the page keeps Quarto's
+  in-browser rendering.
+- A printed output whose lines are too long for a phone, a display
+  equation and a table may scroll sideways on a phone (book.scss); they
+  become focusable, so a keyboard can scroll them too.
+- Figures carry their size (no layout shift as they arrive) and all but
+  a page's first load lazily, when the reader scrolls near them.
+- The empty link Quarto puts before every line of code (a target for a
+  line number the book never shows) is removed: a sixth of the elements
+  of a chapter page.
+- The previous/next links lose their aria-label, which left out the
+  chapter number they show (the link's text names it).
+
+Only the standard library: Quarto may run this with any Python 3.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+KATEX_RENDER = Path(__file__).with_name("katex_render.cjs")
+MATH = re.compile(r'<span class="math (inline|display)">(.*?)</span>', re.S)
+# Quarto's in-page KaTeX: the script and the loop that renders each span.
+KATEX_SCRIPT = re.compile(
+    r'\s*<script defer="" src="[^"]*katex\.min\.js">'
+    r"</script>"
+)
+KATEX_LOOP = re.compile(
+    r'\s*<script>document\.addEventListener\("DOMContentLoaded", function '
+    r"\(\) \{\n var mathElements.*?</script>",
+    re.S,
+)
+# A table of the text (not a code cell's line-number table, which has none
+# here): Quarto writes `<table class="caption-top table">` and the like.
+TABLE = re.compile(r'<table( class="[^"]*table[^"]*")>')
+IMAGE = re.compile(r'<img src="([^":]+\.png)"(?! width=)')
+CODE_LINE_ANCHOR = re.compile(
+    r'<a href="#cb\d+-\d+" aria-hidden="true" tabindex="-1"></a>'
+)
+PAGINATION_LABEL = re.compile(r'(class="pagination-link") aria-label="[^"]*"')
+
+RUNTIME_TAG = re.compile(
+    r'<script type="module" src="([^"]*quarto-ojs-runtime\.js)"></script>\n?'
+)
+# The inline module Quarto writes after the explorers' cells: it sets the
+# runtime's paths and interprets the cells.
+RUNTIME_START = re.compile(
+    r'<script type="module">\n(if \(window\.location\.protocol === "file:"\)'
+    r".*?window\._ojs\.runtime\.interpretFromScriptTags\(\);\n)</script>",
+    re.S,
+)
+LAZY_START = """<script type="module" data-tb-lazy-ojs>
+// The OJS runtime loads when the explorer's section comes near the screen
+// (tools/site/postrender.py).
+const tbStartOjs = async () => {{
+  await import("{runtime}");
+{statements}}};
+const tbFirstCell = document.querySelector("[id^='ojs-cell-']");
+if (!tbFirstCell || !("IntersectionObserver" in window)) {{
+  tbStartOjs();
+}} else {{
+  const tbObserver = new IntersectionObserver((entries) => {{
+    if (entries.some((entry) => entry.isIntersecting)) {{
+      tbObserver.disconnect();
+      tbStartOjs();
+    }}
+  }}, {{ rootMargin: "600px 0px" }});
+  // Its section, not the cell: a cell without output is display: none,
+  // and that never intersects the screen.
+  tbObserver.observe(tbFirstCell.closest("section") || tbFirstCell);
+}}
+</script>"""
+SCHEME_LINK = re.compile(
+    r'<link href="[^"]*" rel="stylesheet"[^>]*'
+    r'class="(quarto-color-scheme(?:-extra)?)( quarto-color-alternate)?"'
+)
+# After Quarto's own colour-scheme script: a stylesheet Quarto enables
+# applies whatever the system scheme (its media query) says, at load when
+# the reader chose the other scheme before, and on every switch.
+SCHEME_RELEASE = """<script data-tb-scheme-release>
+(() => {
+  const release = () => {
+    const links = document.querySelectorAll(
+      "link.quarto-color-scheme, link.quarto-color-scheme-extra");
+    for (const link of links) {
+      if (link.rel === "stylesheet") link.media = "all";
+    }
+  };
+  release();
+  const toggle = window.quartoToggleColorScheme;
+  if (toggle) {
+    window.quartoToggleColorScheme = () => { toggle(); release(); };
+  }
+  matchMedia("(prefers-color-scheme: dark)").addEventListener(
+    "change", release);
+})();
+</script>
+"""
+BEFORE_BODY_END = re.compile(
+    r'(<script id="quarto-html-before-body".*?</script>\n?)', re.S
+)
+HEAD_SCRIPT = re.compile(r'<script src="([^"]+)"></script>')
+OUTPUT_PRE = re.compile(
+    r'(<div class="cell-output cell-output-stdout">\s*)<pre>(<code>(.*?)'
+    r"</code></pre>)",
+    re.S,
+)
+# Characters of monospace text that fit beside the margins of a phone.
+PHONE_COLUMNS = 40
+
+
+def lazy_ojs(page: str) -> str:
+    """The page with its OJS runtime loaded on demand (if it has one)."""
+    tag = RUNTIME_TAG.search(page)
+    start = RUNTIME_START.search(page)
+    if not tag or not start:
+        return page
+    statements = "".join(
+        f"  {line}\n" for line in start.group(1).splitlines() if line
+    )
+    loader = LAZY_START.format(runtime=tag.group(1), statements=statements)
+    page = page[: start.start()] + loader + page[start.end() :]
+    return RUNTIME_TAG.sub("", page, count=1)
+
+
+def scheme_media(page: str) -> str:
+    """Each theme stylesheet blocks rendering only in its own scheme."""
+    if "data-tb-scheme-release" in page or not BEFORE_BODY_END.search(page):
+        return page
+
+    def replace(match: re.Match) -> str:
+        scheme = "dark" if match.group(2) else "light"
+        return match.group(0).replace(
+            'rel="stylesheet"',
+            f'rel="stylesheet" media="(prefers-color-scheme: {scheme})"',
+        )
+
+    page = SCHEME_LINK.sub(replace, page)
+    return BEFORE_BODY_END.sub(
+        lambda m: m.group(1) + SCHEME_RELEASE, page, count=1
+    )
+
+
+def defer_head_scripts(page: str) -> str:
+    """The page with the classic scripts of its head deferred."""
+    head_end = page.find("</head>")
+    if head_end < 0:
+        return page
+    head = HEAD_SCRIPT.sub(
+        r'<script defer src="\1"></script>', page[:head_end]
+    )
+    return head + page[head_end:]
+
+
+def focusable_outputs(page: str) -> str:
+    """Wide printed outputs focusable, so a keyboard can scroll them."""
+
+    def replace(match: re.Match) -> str:
+        text = html.unescape(match.group(3))
+        if max(map(len, text.split("\n")), default=0) <= PHONE_COLUMNS:
+            return match.group(0)
+        return (
+            f'{match.group(1)}<pre tabindex="0" role="region" '
+            f'aria-label="Printed output">{match.group(2)}'
+        )
+
+    return OUTPUT_PRE.sub(replace, page)
+
+
+def render_maths(pages: dict[Path, str]) -> dict[Path, str]:
+    """The pages with their maths drawn by KaTeX (one Node process)."""
+    node = shutil.which("node")
+    found = {path: MATH.findall(page) for path, page in pages.items()}
+    formulas = [
+        [html.unescape(tex), kind == "display"]
+        for spans in found.values()
+        for kind, tex in spans
+    ]
+    if not node or not formulas:
+        return pages
+    result = subprocess.run(
+        [node, str(KATEX_RENDER)],
+        input=json.dumps(formulas),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    drawn = iter(json.loads(result.stdout))
+
+    def replace(match: re.Match) -> str:
+        # A display equation may scroll sideways (tools/site/book.scss):
+        # the element that scrolls, KaTeX's own block, takes the focus.
+        formula = next(drawn).replace(
+            '<span class="katex-display">',
+            '<span class="katex-display" tabindex="0">',
+            1,
+        )
+        return f'<span class="math {match.group(1)}">{formula}</span>'
+
+    finished = {}
+    for path, page in pages.items():
+        if found[path]:
+            page = MATH.sub(replace, page)
+            page = KATEX_LOOP.sub("", KATEX_SCRIPT.sub("", page, count=1))
+        finished[path] = page
+    return finished
+
+
+def focusable_tables(page: str) -> str:
+    """Tables focusable: on a phone they may scroll sideways."""
+    return TABLE.sub(r'<table tabindex="0"\1>', page)
+
+
+def png_size(path: Path) -> tuple[int, int] | None:
+    """Width and height of a PNG file, from its header."""
+    try:
+        with path.open("rb") as file:
+            header = file.read(24)
+    except OSError:
+        return None
+    if header[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    return (
+        int.from_bytes(header[16:20], "big"),
+        int.from_bytes(header[20:24], "big"),
+    )
+
+
+def sized_lazy_images(page: str, folder: Path) -> str:
+    """Each figure with its size; all but the page's first lazy."""
+    seen = 0
+
+    def replace(match: re.Match) -> str:
+        nonlocal seen
+        seen += 1
+        size = png_size(folder / html.unescape(match.group(1)))
+        if size is None:
+            return match.group(0)
+        lazy = ' loading="lazy"' if seen > 1 else ""
+        return f'{match.group(0)} width="{size[0]}" height="{size[1]}"{lazy}'
+
+    return IMAGE.sub(replace, page)
+
+
+def finish(page: str) -> str:
+    page = CODE_LINE_ANCHOR.sub("", PAGINATION_LABEL.sub(r"\1", page))
+    page = focusable_tables(page)
+    page = scheme_media(defer_head_scripts(lazy_ojs(page)))
+    return focusable_outputs(page)
+
+
+def main(argv: list[str]) -> int:
+    site = argv[0] if argv else os.environ.get("QUARTO_PROJECT_OUTPUT_DIR")
+    if not site:
+        print("usage: postrender.py SITE", file=sys.stderr)
+        return 2
+    pages = {
+        path: path.read_text(encoding="utf-8")
+        for path in sorted(Path(site).rglob("*.html"))
+    }
+    finished = render_maths(
+        {
+            path: sized_lazy_images(finish(page), path.parent)
+            for path, page in pages.items()
+        }
+    )
+    for path, page in finished.items():
+        if page != pages[path]:
+            path.write_text(page, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
