@@ -90,6 +90,10 @@ $$ z = y $$ {#eq-b}
 A [term]{.smallcaps} is a word.
 :::
 
+::: {.callout-important title="Learning objectives"}
+Be able to read it.
+:::
+
 ::: {.callout-tip}
 Code inside this callout:
 
@@ -309,6 +313,8 @@ def test_figure_cell_is_followed_by_its_caption(book):
 def test_callouts_exercises_and_solutions(book):
     text = markdown(book)
     assert "> **Definition: a term**\n>\n> A term is a word." in text
+    # A title given as an attribute, as the learning objectives have it.
+    assert "> **Learning objectives**\n>\n> Be able to read it." in text
     # A callout holding code spans cells: a bold title, no blockquote.
     assert "**Tip**\n\nCode inside this callout:" in text
     assert (

@@ -86,8 +86,18 @@ def test_untransposed_weight_fails_without_traceback(ns, printed):
 
     passed, message = run_check(ns, printed, untransposed)
     assert passed is False
-    assert "raised RuntimeError" in message
+    assert "raised RuntimeError: " in message
+    assert "If it is a shape error" in message
     assert "transposed" in message
+
+
+def test_other_exception_is_named_with_its_message(ns, printed):
+    def broken(sequence, W1, W2):
+        return 1 / 0
+
+    passed, message = run_check(ns, printed, broken)
+    assert passed is False
+    assert "raised ZeroDivisionError: division by zero." in message
 
 
 def test_list_fails(ns, printed):

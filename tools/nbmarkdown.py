@@ -56,6 +56,7 @@ DROPPED_SHORTCODE = re.compile(
     r"^\s*\{\{< (include _[\w.-]+\.qmd|pagebreak) >\}\}\s*$"
 )
 CALLOUT = re.compile(r"\.callout-(\w+)")
+TITLE_ATTRIBUTE = re.compile(r'\btitle="([^"]*)"')
 WEBSITE_ONLY = re.compile(r'when-format="?html|\.content-hidden|unless-format')
 # A line starting otherwise is prose: none of the block rules apply to it.
 SPECIAL = frozenset(":#`~{$ ") | {""}
@@ -188,6 +189,9 @@ class Chapter:
             out += ["", f"**{number}** {title}".strip() + kind_line, ""]
         elif callout:
             title, index = self._div_title(lines, index)
+            attribute = TITLE_ATTRIBUTE.search(attributes)
+            if attribute and not title:
+                title = self.inline(attribute.group(1))
             title = title or callout.group(1).capitalize()
             out += ["", f"**{title}**", ""]
             kind = "callout"
