@@ -117,6 +117,27 @@ def pytest_xdist_make_scheduler(config, log):
     return HeavyImportsTogether(config, log)
 
 
+# Cells that measure or time for a figure or a printed table: no test that
+# runs a chapter in this process uses their results, and nbval runs them.
+# One list for every test file, so each chapter runs once per worker (the
+# namespace is cached by its arguments).
+DEMONSTRATIONS = {
+    "maths-and-code": (
+        "depth-gradients",
+        "depth-gradients-final",
+        "depth-summary",
+        "depth-stream",
+        "fig-depth-gradients",
+        "ffn-gradients",
+        "ffn-gradients-summary",
+        "fig-ffn-gradients",
+        "solution-gradient-30",
+    ),
+    "mechanics": (),
+    "systems": ("timing",),
+}
+
+
 @functools.cache
 def _chapter_namespace(name: str, skip: tuple[str, ...] = ()) -> dict:
     import matplotlib

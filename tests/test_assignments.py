@@ -13,7 +13,7 @@ from pathlib import Path
 import leaks
 import nbformat
 import pytest
-from conftest import ROOT, LazyModule, copy_book
+from conftest import DEMONSTRATIONS, ROOT, LazyModule, copy_book
 
 import assignments
 
@@ -23,23 +23,6 @@ torch = LazyModule("torch")
 pytestmark = pytest.mark.heavy_imports
 
 GRADED = assignments.graded_chapters()
-# The same cells the test_selfchecks_* files leave out, so that each
-# chapter runs once in this worker (the chapter fixture caches it).
-SKIP = {
-    "maths-and-code": (
-        "depth-gradients",
-        "depth-gradients-final",
-        "depth-summary",
-        "depth-stream",
-        "fig-depth-gradients",
-        "ffn-gradients",
-        "ffn-gradients-summary",
-        "fig-ffn-gradients",
-        "solution-gradient-30",
-    ),
-    "mechanics": (),
-    "systems": ("timing",),
-}
 
 
 @functools.cache
@@ -96,7 +79,7 @@ def test_hidden_tests_stay_in_the_autograder(name):
 
 @pytest.mark.parametrize("name", GRADED)
 def test_solutions_score_full_and_starters_zero(name, chapter):
-    ns = chapter(name, skip=SKIP[name])
+    ns = chapter(name, skip=DEMONSTRATIONS[name])
     for question in assignments.questions(
         assignments.qmd.parse(ROOT / "chapters" / f"{name}.qmd")
     ):
@@ -366,7 +349,7 @@ PLANTS = {
 
 @pytest.mark.parametrize("name", GRADED)
 def test_planted_wrong_answers_lose_the_points(name, chapter):
-    ns = chapter(name, skip=SKIP[name])
+    ns = chapter(name, skip=DEMONSTRATIONS[name])
     questions = assignments.questions(
         assignments.qmd.parse(ROOT / "chapters" / f"{name}.qmd")
     )

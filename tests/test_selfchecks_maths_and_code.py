@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from conftest import LazyModule
+from conftest import DEMONSTRATIONS, LazyModule
 
 torch = LazyModule("torch")
 # Runs a chapter, so imports torch and matplotlib (see
@@ -18,24 +18,11 @@ torch = LazyModule("torch")
 pytestmark = pytest.mark.heavy_imports
 
 CHAPTER = "maths-and-code"
-# Cells that measure gradients through deep stacks for a figure and a
-# printed table; no self-check uses their results, and nbval runs them.
-DEMONSTRATIONS = (
-    "depth-gradients",
-    "depth-gradients-final",
-    "depth-summary",
-    "depth-stream",
-    "fig-depth-gradients",
-    "ffn-gradients",
-    "ffn-gradients-summary",
-    "fig-ffn-gradients",
-    "solution-gradient-30",
-)
 
 
 @pytest.fixture(scope="module")
 def ns(chapter):
-    return chapter(CHAPTER, skip=DEMONSTRATIONS)
+    return chapter(CHAPTER, skip=DEMONSTRATIONS[CHAPTER])
 
 
 def one_sentence(text: str) -> bool:

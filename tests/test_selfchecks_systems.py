@@ -3,7 +3,7 @@ reject wrong solutions, and bad input, with one sentence saying what is
 wrong."""
 
 import pytest
-from conftest import LazyModule
+from conftest import DEMONSTRATIONS, LazyModule
 
 torch = LazyModule("torch")
 # Runs a chapter, so imports torch and matplotlib (see
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.heavy_imports
 @pytest.fixture(scope="module")
 def ns(chapter):
     # A wall-clock measurement the checks never use.
-    return chapter("systems", skip=("timing",))
+    return chapter("systems", skip=DEMONSTRATIONS["systems"])
 
 
 def run_check(printed, check, candidate):
