@@ -5,12 +5,14 @@ copy of the book and show that each check catches them.
 """
 
 import bookcheck
+import nbcheck
 import nbformat
 import pytest
 import qmd
 from conftest import copy_book
 
 CHAPTER = "chapters/intuition.qmd"
+NOTEBOOK = "intuition.ipynb"
 EXERCISE = """
 ::: {#exr-planted}
 ## A planted exercise
@@ -75,18 +77,23 @@ def test_student_notebook_with_solutions_is_reported(book):
     append(book, EXERCISE + SOLUTION)
     parsed = qmd.parse(book / CHAPTER)
     student = book / "notebooks" / "intuition.ipynb"
+    instructor = qmd.to_notebook(parsed, "instructor")
+    nbformat.write(instructor, book / "notebooks" / "instructor" / NOTEBOOK)
     # A regenerate command that ignored editions would write this.
-    nbformat.write(qmd.to_notebook(parsed, "instructor"), student)
-    problems = bookcheck.check_student_notebooks_have_no_solutions(book)
+    nbformat.write(instructor, student)
+    problems = nbcheck.check_no_answers_for_students(book)
     assert [p for p in problems if "notebooks/intuition.ipynb" in p]
+    assert [p for p in problems if "a distinctive planted solution" in p]
 
 
 def test_student_notebook_without_solutions_passes(book):
     append(book, EXERCISE + SOLUTION)
     parsed = qmd.parse(book / CHAPTER)
     student = book / "notebooks" / "intuition.ipynb"
+    instructor = qmd.to_notebook(parsed, "instructor")
+    nbformat.write(instructor, book / "notebooks" / "instructor" / NOTEBOOK)
     nbformat.write(qmd.to_notebook(parsed, "student"), student)
-    assert not bookcheck.check_student_notebooks_have_no_solutions(book)
+    assert not nbcheck.check_no_answers_for_students(book)
 
 
 def test_student_output_differing_from_instructor_is_reported(book):

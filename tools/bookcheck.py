@@ -584,39 +584,6 @@ def check_every_exercise_has_a_solution(root: Path) -> list[str]:
     return problems
 
 
-def check_student_notebooks_have_no_solutions(root: Path) -> list[str]:
-    """No line of any solution reaches a student notebook."""
-    problems = []
-    for name in notebook_chapters(root):
-        qmd = qmd_module.parse(root / "chapters" / f"{name}.qmd")
-        path = notebook_path(root, name, "student")
-        if not path.exists():
-            continue
-        student = "\n".join(c.source for c in nbformat.read(path, 4).cells)
-        secret_lines = set()
-        for text in qmd.solutions():
-            for line in text.split("\n"):
-                line = line.strip()
-                # Short or structural lines (":::", "plt.show()") also
-                # occur outside solutions; distinctive lines do not.
-                if len(line) >= 25 and not line.startswith(("#|", ":::")):
-                    secret_lines.add(line)
-        public = qmd.prose("student") + "\n".join(
-            c.source for c in qmd.chunks() if not c.solution
-        )
-        for line in sorted(secret_lines):
-            if line in student and line not in public:
-                problems.append(
-                    f"{path.relative_to(root)}: contains solution text "
-                    f"from chapters/{name}.qmd: {line[:80]!r}"
-                )
-        if "{.solution" in student:
-            problems.append(
-                f"{path.relative_to(root)}: contains a .solution div"
-            )
-    return problems
-
-
 def check_editions_agree(root: Path) -> list[str]:
     """The student notebook is the instructor notebook minus solutions.
 
@@ -757,7 +724,6 @@ CHECKS = [
     check_exported_figures,
     check_solutions_guarded,
     check_every_exercise_has_a_solution,
-    check_student_notebooks_have_no_solutions,
     check_editions_agree,
 ]
 
