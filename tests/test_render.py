@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+from unittest import mock
 
 import bookcheck
 import freeze
@@ -22,6 +23,7 @@ import links
 import nbcheck
 import pytest
 import qmd
+import render_book
 import render_log
 from conftest import ROOT, copy_book
 
@@ -34,19 +36,20 @@ EDITIONS = {"student": "_book", "instructor": "_book-instructor"}
 
 
 def render_copy(folder, profile=None):
-    """Render a copy of the book in folder: (site folder, log, exit code)."""
+    """Render a copy of the book in folder: (site folder, log, exit code).
+
+    Both formats, side by side, as `bash tools/render.sh` renders them
+    (tools/render_book.py).
+    """
     copy = copy_book(folder / "book", whole=True)
     # Quarto executes the chapters with this Python, which has the book's
     # packages (as tools/render.sh does with .venv's).
-    environment = {**os.environ, "QUARTO_PYTHON": sys.executable}
-    command = ["quarto", "render"]
-    if profile:
-        command += ["--profile", profile]
-    result = subprocess.run(
-        command, cwd=copy, env=environment, capture_output=True, text=True
-    )
+    with mock.patch.dict(os.environ, {"QUARTO_PYTHON": sys.executable}):
+        code, log = render_book.render(
+            "quarto", [profile] if profile else [], root=copy, echo=False
+        )
     site = copy / EDITIONS[profile or "student"]
-    return site, result.stdout + result.stderr, result.returncode
+    return site, log, code
 
 
 @pytest.fixture(scope="module")

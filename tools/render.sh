@@ -4,6 +4,7 @@
 #   bash tools/render.sh                      # student edition -> _book/
 #   bash tools/render.sh --profile instructor # -> _book-instructor/
 #   bash tools/render.sh preview              # live preview in a browser
+#   bash tools/render.sh chapters/x.qmd       # one chapter, website only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,8 +18,14 @@ if [ "${1:-}" = "preview" ]; then
     shift
     exec "$QUARTO" preview "$@"
 fi
-# Quarto exits 0 even when it warns (an unresolved cross-reference, a
-# missing citation): keep its output and fail on any warning in it.
+# The whole book, as it is published: the website and its PDF side by
+# side, one core each (tools/render_book.py), warnings failing the render.
+if [ "$#" -eq 0 ] || { [ "$#" -eq 2 ] && [ "$1" = "--profile" ]; }; then
+    exec .venv/bin/python tools/render_book.py "$QUARTO" "$@"
+fi
+# Anything else (one chapter, one format): Quarto as asked. It exits 0
+# even when it warns (an unresolved cross-reference, a missing citation):
+# keep its output and fail on any warning in it.
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0

@@ -31,18 +31,21 @@ def warnings(log: str) -> list[str]:
     return [line for line in lines if WARNING.search(line)]
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print(__doc__.strip().split("\n")[2].strip(), file=sys.stderr)
-        return 2
-    found = warnings(
-        Path(argv[0]).read_text(encoding="utf-8", errors="replace")
-    )
+def report(log: str) -> int:
+    """List the log's warnings on stderr; 1 if there are any, else 0."""
+    found = warnings(log)
     if found:
         print(f"render: Quarto warned {len(found)} time(s):", file=sys.stderr)
         for line in found:
             print(f"  {line}", file=sys.stderr)
     return 1 if found else 0
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print(__doc__.strip().split("\n")[2].strip(), file=sys.stderr)
+        return 2
+    return report(Path(argv[0]).read_text(encoding="utf-8", errors="replace"))
 
 
 if __name__ == "__main__":

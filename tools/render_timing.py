@@ -1,79 +1,86 @@
-"""How long Quarto takes to render the book: cold, and after one edit.
+"""How long the book takes to render: cold, and after one chapter changed.
 
     .venv/bin/python tools/render_timing.py [--rounds 1]
     .venv/bin/python tools/benchmark.py --render   # beside notebook times
 
-Both renders happen in a fresh clone of the last commit (so with the
-committed _freeze/), with the book's Python (QUARTO_PYTHON, as
-tools/render.sh sets it) and both formats, as `bash tools/render.sh` does:
+Every render happens in a fresh clone of the last commit (so with the
+committed _freeze/), with this project's .venv, as a reader of the README
+runs it:
 
-- cold: the first render of the clone (no _book/, no .quarto/);
-- one chapter edited: a line added to chapters/mechanics.qmd, then the
-  whole book rendered again (Quarto executes only that chapter).
+- cold: `bash tools/render.sh`, the first render of the clone (website
+  and PDF, no _book/, no .quarto/);
+- one chapter edited: a line added to chapters/mechanics.qmd, then
+  `bash tools/render.sh chapters/mechanics.qmd --to html`, the edited
+  chapter's page alone (Quarto executes it: freeze applies only to
+  whole-book renders);
+- the whole book again after that edit: `bash tools/render.sh`, which
+  executes only the edited chapter, once per format.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 EDITED = "chapters/mechanics.qmd"
+STEPS = {
+    "cold": ("render, cold, from a fresh clone (both formats)", []),
+    "page": (
+        f"render of the edited chapter's page ({EDITED})",
+        [EDITED, "--to", "html"],
+    ),
+    "book": ("render of the whole book after that edit (both formats)", []),
+}
 
 
-def render(folder: Path) -> float:
-    """Render the book in folder; return the wall time in seconds."""
-    environment = {
-        **os.environ,
-        "QUARTO_PYTHON": sys.executable,
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-    }
+def render(folder: Path, arguments: list[str]) -> float:
+    """`bash tools/render.sh ARGUMENTS` in folder; the wall time in s."""
     started = time.perf_counter()
     result = subprocess.run(
-        ["quarto", "render"],
+        ["bash", "tools/render.sh", *arguments],
         cwd=folder,
-        env=environment,
         capture_output=True,
         text=True,
     )
     seconds = time.perf_counter() - started
     if result.returncode != 0:
-        raise RuntimeError(f"quarto render failed:\n{result.stderr[-3000:]}")
+        output = (result.stdout + result.stderr)[-3000:]
+        raise RuntimeError(f"tools/render.sh failed:\n{output}")
     return seconds
 
 
-def one_round() -> tuple[float, float]:
+def one_round() -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
         clone = Path(folder) / "book"
         subprocess.run(
             ["git", "clone", "--quiet", str(ROOT), str(clone)], check=True
         )
-        cold = render(clone)
+        # The clone uses this project's environment: creating one is set-up,
+        # not rendering.
+        (clone / ".venv").symlink_to(ROOT / ".venv")
+        times = {"cold": render(clone, STEPS["cold"][1])}
         chapter = clone / EDITED
         chapter.write_text(
             chapter.read_text("utf-8") + "\nOne more line.\n", "utf-8"
         )
-        edited = render(clone)
-    return cold, edited
+        for step in ("page", "book"):
+            times[step] = render(clone, STEPS[step][1])
+    return times
 
 
 def report(rounds: int = 1) -> list[str]:
     if shutil.which("quarto") is None:
         return ["render: quarto is not on PATH; render times not measured"]
-    times = [one_round() for _ in range(rounds)]
-    cold = statistics.median(t[0] for t in times)
-    edited = statistics.median(t[1] for t in times)
+    measured = [one_round() for _ in range(rounds)]
     return [
-        f"render, cold, from a fresh clone (both formats): {cold:.1f} s",
-        f"render after editing {EDITED}: {edited:.1f} s",
+        f"{label}: {statistics.median(m[step] for m in measured):.1f} s"
+        for step, (label, _) in STEPS.items()
     ]
 
 

@@ -1,0 +1,130 @@
+"""tools/render_book.py: the website and the PDF rendered side by side.
+
+A fake `quarto` stands in for Quarto: it writes what each format's render
+writes (the website, or the PDF and its frozen Typst results) where it is
+run, so the tests see which folder each format ran in and what came back.
+"""
+
+import stat
+import sys
+
+import pytest
+import render_book
+
+PDF = "The-Transformer-Block.pdf"
+# Like Quarto: `--to html` stages the PDF's figures beside the chapter and
+# leaves them; `--to typst` writes the PDF and its frozen results. Both
+# record where they ran; FAKE_FAIL and FAKE_WARN make one misbehave.
+FAKE_QUARTO = """#!{python}
+import os, shutil, sys
+from pathlib import Path
+to = sys.argv[sys.argv.index("--to") + 1]
+profile = "instructor" in sys.argv
+out = Path("_book-instructor" if profile else "_book")
+out.mkdir(exist_ok=True)
+Path(f"ran-{{to}}").write_text(os.getcwd())
+if to == "html":
+    (out / "index.html").write_text("<html></html>")
+    Path("chapters/a_files/figure-typst").mkdir(parents=True)
+else:
+    assert not Path(".git").exists() and not Path("notebooks").exists()
+    (out / "{pdf}").write_text("%PDF")
+    frozen = Path("_freeze/chapters/a")
+    (frozen / "execute-results").mkdir(parents=True, exist_ok=True)
+    (frozen / "execute-results/typ.json").write_text("new")
+    shutil.rmtree(frozen / "figure-typst")  # executed again: new figures
+    (frozen / "figure-typst").mkdir()
+    (frozen / "figure-typst/f.svg").write_text("<svg/>")
+if os.environ.get("FAKE_WARN") == to:
+    print("WARN: chapters/a.html: Unable to resolve crossref @fig-x")
+print(f"rendered {{to}}")
+sys.exit(3 if os.environ.get("FAKE_FAIL") == to else 0)
+"""
+
+
+@pytest.fixture
+def book(tmp_path):
+    """A small book: config, a chapter, old frozen results, a notebook."""
+    root = tmp_path / "book"
+    (root / "chapters").mkdir(parents=True)
+    (root / "chapters" / "a.qmd").write_text("# A\n")
+    (root / "_quarto.yml").write_text("project:\n  output-dir: _book\n")
+    (root / "_quarto-instructor.yml").write_text(
+        "project:\n  output-dir: _book-instructor\n"
+    )
+    frozen = root / "_freeze" / "chapters" / "a"
+    (frozen / "execute-results").mkdir(parents=True)
+    (frozen / "execute-results" / "typ.json").write_text("old")
+    (frozen / "execute-results" / "html.json").write_text("html")
+    (frozen / "figure-typst").mkdir()
+    (frozen / "figure-typst" / "stale.svg").write_text("<svg/>")
+    (root / "notebooks").mkdir()
+    (root / ".git").mkdir()
+    quarto = tmp_path / "quarto"
+    quarto.write_text(FAKE_QUARTO.format(python=sys.executable, pdf=PDF))
+    quarto.chmod(quarto.stat().st_mode | stat.S_IXUSR)
+    return root, str(quarto)
+
+
+def test_website_here_and_pdf_in_a_copy(book):
+    root, quarto = book
+    code, log = render_book.render(quarto, [], root=root, echo=False)
+    assert code == 0, log
+    assert "rendered html" in log and "rendered typst" in log
+    assert (root / "ran-html").read_text() == str(root)
+    assert not (root / "ran-typst").exists(), "the PDF was made in the book"
+    assert (root / "_book" / "index.html").is_file()
+    assert (root / "_book" / PDF).read_text() == "%PDF"
+
+
+def test_frozen_typst_results_come_back(book):
+    root, quarto = book
+    render_book.render(quarto, [], root=root, echo=False)
+    frozen = root / "_freeze" / "chapters" / "a"
+    assert (frozen / "execute-results" / "typ.json").read_text() == "new"
+    assert (frozen / "execute-results" / "html.json").read_text() == "html"
+    figures = sorted(p.name for p in (frozen / "figure-typst").iterdir())
+    assert figures == ["f.svg"]
+
+
+def test_staged_figures_are_removed(book):
+    root, quarto = book
+    (root / "chapters" / "kept_files").mkdir()
+    render_book.render(quarto, [], root=root, echo=False)
+    assert not (root / "chapters" / "a_files").exists()
+    assert (root / "chapters" / "kept_files").is_dir()
+
+
+def test_profile_renders_into_its_output_folder(book):
+    root, quarto = book
+    code, log = render_book.render(
+        quarto, ["instructor"], root=root, echo=False
+    )
+    assert code == 0, log
+    assert (root / "_book-instructor" / PDF).is_file()
+    assert render_book.output_dir(root, ["instructor"]) == "_book-instructor"
+
+
+@pytest.mark.parametrize("to", ["html", "typst"])
+def test_a_failed_format_fails_the_render(book, monkeypatch, to):
+    root, quarto = book
+    monkeypatch.setenv("FAKE_FAIL", to)
+    code, log = render_book.render(quarto, [], root=root, echo=False)
+    assert code == 3
+    name = "website" if to == "html" else "PDF"
+    assert f"render: the {name} failed (3)" in log
+
+
+@pytest.mark.parametrize("to", ["html", "typst"])
+def test_a_warning_in_either_format_fails(book, monkeypatch, capsys, to):
+    root, quarto = book
+    monkeypatch.setenv("FAKE_WARN", to)
+    monkeypatch.setattr(render_book, "ROOT", root)
+    assert render_book.main([quarto]) == 1
+    assert "Unable to resolve crossref @fig-x" in capsys.readouterr().err
+
+
+def test_render_sh_uses_render_book_for_the_whole_book():
+    script = (render_book.ROOT / "tools" / "render.sh").read_text("utf-8")
+    call = 'exec .venv/bin/python tools/render_book.py "$QUARTO" "$@"'
+    assert call in script

@@ -1,0 +1,178 @@
+"""Render the book's website and its PDF side by side, one core each.
+
+    python tools/render_book.py QUARTO [--profile NAME]
+
+`bash tools/render.sh` calls this. A plain `quarto render` makes both
+formats one after the other in a single process (about 33 s here, 24 s of
+it the website); two processes on the machine's two cores take about as
+long as the website alone. They cannot share a folder: each format stages
+figures in `chapters/<chapter>_files/` and removes that folder when done,
+and `--to html` removes the PDF from the output folder (`--to typst` the
+website). So the PDF is made in a copy of the book's sources, then its
+PDF and its frozen Typst results (`_freeze/**/typ.json`, `figure-typst/`)
+are copied back, exactly where a plain `quarto render` puts them.
+
+Quarto's exit code passes through; its warnings are listed, and any makes
+the exit code 1 (tools/render_log.py says which lines are warnings).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import render_log  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+# Not needed to make the PDF: version control, environments, caches,
+# generated notebooks and assignments, tests, and earlier outputs.
+NOT_COPIED = {
+    ".git",
+    ".venv",
+    ".quarto",
+    "node_modules",
+    "__pycache__",
+    "notebooks",
+    "assignments",
+    "_assignments",
+    "tests",
+}
+
+
+def output_dir(root: Path, profiles: list[str]) -> str:
+    """The output folder the profiles give (`project: output-dir`)."""
+    folder = "_book"
+    for name in ["_quarto.yml"] + [f"_quarto-{p}.yml" for p in profiles]:
+        path = root / name
+        if not path.is_file():
+            continue
+        config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        folder = (config.get("project") or {}).get("output-dir", folder)
+    return folder
+
+
+def copy_sources(root: Path, destination: Path, outputs: set[str]) -> None:
+    """Copy what a render reads, without outputs, caches or environments."""
+
+    def ignored(folder: str, names: list[str]) -> set[str]:
+        skip = {name for name in names if name in NOT_COPIED}
+        if Path(folder) == root:
+            skip |= {name for name in names if name in outputs}
+        return skip
+
+    shutil.copytree(root, destination, ignore=ignored, symlinks=True)
+
+
+def copy_pdf_results(copy: Path, root: Path, output: str) -> None:
+    """The copy's PDF and frozen Typst results, into the book itself."""
+    for pdf in (copy / output).glob("*.pdf"):
+        (root / output).mkdir(exist_ok=True)
+        shutil.copy2(pdf, root / output / pdf.name)
+    for result in (copy / "_freeze").rglob("execute-results/typ.json"):
+        chapter = result.parent.parent.relative_to(copy)
+        target = root / chapter
+        (target / "execute-results").mkdir(parents=True, exist_ok=True)
+        shutil.copy2(result, target / "execute-results" / "typ.json")
+        figures = copy / chapter / "figure-typst"
+        if (target / "figure-typst").exists():
+            shutil.rmtree(target / "figure-typst")
+        if figures.is_dir():
+            shutil.copytree(figures, target / "figure-typst")
+
+
+def staged_figures(root: Path) -> set[Path]:
+    """Folders where Quarto stages a page's figures while it renders."""
+    found = [*root.glob("*_files"), *root.glob("*/*_files")]
+    return {
+        path
+        for path in found
+        if path.is_dir() and path.relative_to(root).parts[0] not in NOT_COPIED
+    }
+
+
+def run(command: list[str], folder: Path, echo: bool) -> tuple[int, str]:
+    """Run a render; return its exit code and output (echoed if asked)."""
+    process = subprocess.Popen(
+        command,
+        cwd=folder,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+    )
+    lines = []
+    for line in process.stdout:
+        lines.append(line)
+        if echo:
+            sys.stdout.write(line)
+            sys.stdout.flush()
+    return process.wait(), "".join(lines)
+
+
+def render(
+    quarto: str,
+    profiles: list[str],
+    root: Path | None = None,
+    echo: bool = True,
+) -> tuple[int, str]:
+    """Render both formats: the first failing exit code (else 0), the log.
+
+    The book is root (default ROOT). The website's output is echoed as it
+    comes when asked, the PDF's after it.
+    """
+    root = root or ROOT
+    profile = ["--profile", ",".join(profiles)] if profiles else []
+    output = output_dir(root, profiles)
+    staged = staged_figures(root)
+    with tempfile.TemporaryDirectory(prefix="book-pdf-") as scratch:
+        copy = Path(scratch) / "book"
+        copy_sources(root, copy, {"_book", output})
+        results = {}
+
+        def pdf() -> None:
+            command = [quarto, "render", "--to", "typst", *profile]
+            results["PDF"] = run(command, copy, echo=False)
+
+        worker = threading.Thread(target=pdf)
+        worker.start()
+        command = [quarto, "render", "--to", "html", *profile]
+        results["website"] = run(command, root, echo=echo)
+        worker.join()
+        heading = "render: the PDF, made beside the website in a copy:\n"
+        log = results["website"][1] + heading + results["PDF"][1]
+        if echo:
+            print(heading + results["PDF"][1], end="")
+        for name, (code, _) in results.items():
+            if code != 0:
+                return code, log + f"render: the {name} failed ({code})\n"
+        copy_pdf_results(copy, root, output)
+    # `--to html` leaves the PDF's figures staged beside the chapters (a
+    # plain `quarto render` removes them once the PDF is made).
+    for folder in staged_figures(root) - staged:
+        shutil.rmtree(folder)
+    return 0, log
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("quarto")
+    parser.add_argument("--profile", default="")
+    arguments = parser.parse_args(argv)
+    profiles = [p for p in arguments.profile.split(",") if p]
+    code, log = render(arguments.quarto, profiles)
+    if code != 0:
+        print(log.splitlines()[-1], file=sys.stderr)
+        return code
+    return render_log.report(log)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
