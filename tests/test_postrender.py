@@ -108,6 +108,10 @@ def test_maths_is_drawn_at_build_time(tmp_path):
     assert '<span class="katex-display" tabindex="0">' in drawn
     assert "katex.min.js" not in drawn
     assert "mathElements" not in drawn
+    # A page already finished (a one-chapter render leaves the others as
+    # they were) is not drawn again.
+    assert postrender.main([str(tmp_path)]) == 0
+    assert path.read_text(encoding="utf-8") == drawn
 
 
 def test_each_theme_blocks_rendering_only_in_its_own_scheme():

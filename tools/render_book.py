@@ -1,6 +1,7 @@
 """Render the book's website and its PDF side by side, one core each.
 
-    python tools/render_book.py QUARTO [--profile NAME]
+    python tools/render_book.py QUARTO [--profile NAME]          # the book
+    python tools/render_book.py QUARTO chapters/x.qmd --to html  # one page
 
 `bash tools/render.sh` calls this. A plain `quarto render` makes both
 formats one after the other in a single process (about 33 s here, 24 s of
@@ -11,6 +12,12 @@ and `--to html` removes the PDF from the output folder (`--to typst` the
 website). So the PDF is made in a copy of the book's sources, then its
 PDF and its frozen Typst results (`_freeze/**/typ.json`, `figure-typst/`)
 are copied back, exactly where a plain `quarto render` puts them.
+
+Any other arguments are Quarto's own, for one render as asked (one
+chapter's page, one format). Quarto runs the post-render step
+(tools/site/postrender.py) only when it renders the whole book, so it is
+run here after such a render, and a page rendered alone is finished as the
+published one is.
 
 Quarto's exit code passes through; its warnings are listed, and any makes
 the exit code 1 (tools/render_log.py says which lines are warnings).
@@ -30,6 +37,9 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import render_log  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "site"))
+import postrender  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # Not needed to make the PDF: version control, environments, caches,
@@ -161,15 +171,30 @@ def render(
     return 0, log
 
 
+def render_as_asked(
+    quarto: str, arguments: list[str], profiles: list[str]
+) -> tuple[int, str]:
+    """One `quarto render ARGUMENTS`, its pages finished; (code, log)."""
+    profile = ["--profile", ",".join(profiles)] if profiles else []
+    code, log = run([quarto, "render", *arguments, *profile], ROOT, True)
+    site = ROOT / output_dir(ROOT, profiles)
+    if code == 0 and site.is_dir():
+        postrender.main([str(site)])
+    return code, log
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("quarto")
     parser.add_argument("--profile", default="")
-    arguments = parser.parse_args(argv)
+    arguments, rest = parser.parse_known_args(argv)
     profiles = [p for p in arguments.profile.split(",") if p]
-    code, log = render(arguments.quarto, profiles)
+    if rest:
+        code, log = render_as_asked(arguments.quarto, rest, profiles)
+    else:
+        code, log = render(arguments.quarto, profiles)
     if code != 0:
-        print(log.splitlines()[-1], file=sys.stderr)
+        print(log.splitlines()[-1] if log else "", file=sys.stderr)
         return code
     return render_log.report(log)
 

@@ -48,7 +48,12 @@ import sys
 from pathlib import Path
 
 KATEX_RENDER = Path(__file__).with_name("katex_render.cjs")
-MATH = re.compile(r'<span class="math (inline|display)">(.*?)</span>', re.S)
+# A formula as pandoc writes it; one already drawn (its span holds KaTeX's
+# markup) is left alone, so that finishing a finished page changes nothing.
+MATH = re.compile(
+    r'<span class="math (inline|display)">(?!<span class="katex)(.*?)</span>',
+    re.S,
+)
 # Quarto's in-page KaTeX: the script and the loop that renders each span.
 KATEX_SCRIPT = re.compile(
     r'\s*<script defer="" src="[^"]*katex\.min\.js">'
