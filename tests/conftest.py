@@ -233,3 +233,59 @@ def copy_book(destination: Path, whole: bool = False) -> Path:
         else:
             shutil.copy2(source, destination / name)
     return destination
+
+
+def quarto() -> str | None:
+    """The Quarto the render tests use: on PATH, else the one in .venv.
+
+    tools/render.sh installs the pinned Quarto into .venv when PATH has
+    none (tools/quarto.sh).
+    """
+    installed = ROOT / ".venv" / "bin" / "quarto"
+    if shutil.which("quarto"):
+        return shutil.which("quarto")
+    return str(installed) if os.access(installed, os.X_OK) else None
+
+
+# tools/sitecheck/check_site.mjs: what it needs besides the rendered site.
+SITECHECK = ROOT / "tools" / "sitecheck"
+BROWSERS = ["chromium", "chromium-browser", "google-chrome"]
+
+
+def site_check_missing() -> str | None:
+    """What the site check lacks on this machine, if anything."""
+    if shutil.which("node") is None:
+        return "node is not installed"
+    if not (SITECHECK / "node_modules" / "lighthouse").is_dir():
+        return "its packages are not installed: `npm ci` in tools/sitecheck"
+    browser = os.environ.get("CHROME_PATH")
+    if not (browser and Path(browser).exists()) and not any(
+        shutil.which(name) for name in BROWSERS
+    ):
+        return "no Chromium: `apt-get install chromium` or set CHROME_PATH"
+    return None
+
+
+def require_site_check() -> None:
+    """Skip or fail a test that runs the site check, as this machine allows.
+
+    The site check runs wherever Quarto renders the book (`quarto()`), or
+    wherever BOOK_SITECHECK=1 asks for it; BOOK_SITECHECK=0
+    leaves it out (it takes minutes). Asked for and unable to run, the test
+    fails, saying what is missing; otherwise it is skipped with the reason.
+    """
+    wanted = os.environ.get("BOOK_SITECHECK")
+    if wanted == "0":
+        pytest.skip("BOOK_SITECHECK=0 leaves the site check out")
+    if wanted != "1" and quarto() is None:
+        pytest.skip(
+            "the site check runs where Quarto is installed, or with "
+            "BOOK_SITECHECK=1"
+        )
+    missing = site_check_missing()
+    if missing and wanted == "1":
+        pytest.fail(
+            f"BOOK_SITECHECK=1, but the site check cannot run: {missing}"
+        )
+    if missing:
+        pytest.skip(f"the site check cannot run here: {missing}")

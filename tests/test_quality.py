@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, SITECHECK, require_site_check
 
 BIN = Path(sys.executable).parent
 INSTALL = (
@@ -304,43 +304,18 @@ def test_pytest_names_a_missing_plugin(tmp_path):
 # anchors, axe-core, Lighthouse, requests to other hosts); it needs node,
 # Chromium and `npm ci` in tools/sitecheck, and runs where Quarto renders
 # the book (the GitHub workflow). These tests run it on a hand-made site
-# in tests/sitecheck_fixture/ and on planted breakage. They take about a
-# minute, so they are opt-in: BOOK_SITECHECK=1 (the workflow sets it).
+# in tests/sitecheck_fixture/ and on planted breakage, wherever Quarto is
+# on PATH (or BOOK_SITECHECK=1); they take about a minute, and
+# BOOK_SITECHECK=0 leaves them out (conftest.require_site_check).
 
-SITECHECK = ROOT / "tools" / "sitecheck"
 FIXTURE = ROOT / "tests" / "sitecheck_fixture"
-BROWSERS = ["chromium", "chromium-browser", "google-chrome"]
 PAGES = ["index.html", "chapters/one.html", "chapters/two.html", "404.html"]
-
-
-def sitecheck_missing() -> str | None:
-    """What the site check lacks on this machine, if anything."""
-    if shutil.which("node") is None:
-        return "node is not installed"
-    if not (SITECHECK / "node_modules" / "lighthouse").is_dir():
-        return "its packages are not installed: `npm ci` in tools/sitecheck"
-    browser = os.environ.get("CHROME_PATH")
-    if not (browser and Path(browser).exists()) and not any(
-        shutil.which(name) for name in BROWSERS
-    ):
-        return "no Chromium: `apt-get install chromium` or set CHROME_PATH"
-    return None
 
 
 @pytest.fixture
 def sitecheck(tmp_path):
     """Run check_site.mjs on a copy of the fixture site: (site, run)."""
-    if os.environ.get("BOOK_SITECHECK") != "1":
-        pytest.skip(
-            "site check self-test is opt-in (Chromium and Lighthouse, about "
-            "a minute): BOOK_SITECHECK=1 bash tools/test.sh "
-            "tests/test_quality.py -k sitecheck"
-        )
-    missing = sitecheck_missing()
-    if missing:
-        pytest.fail(
-            f"BOOK_SITECHECK=1, but the site check cannot run: {missing}"
-        )
+    require_site_check()
     site = tmp_path / "site"
     shutil.copytree(FIXTURE, site)
 

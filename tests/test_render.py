@@ -6,7 +6,7 @@ committed _freeze/, so no chapter executes and a render takes tens of
 seconds, not minutes (where a chapter's frozen results are stale, Quarto
 executes it, and test_frozen_results_match_the_chapters fails anyway).
 The rendered student site is also checked in a browser with
-tools/sitecheck when BOOK_SITECHECK=1 (Lighthouse takes minutes).
+tools/sitecheck (Lighthouse takes minutes; BOOK_SITECHECK=0 leaves it out).
 """
 
 import html
@@ -25,11 +25,13 @@ import pytest
 import qmd
 import render_book
 import render_log
-from conftest import ROOT, copy_book
+from conftest import ROOT, copy_book, quarto, require_site_check
 
+QUARTO = quarto()
 needs_quarto = pytest.mark.skipif(
-    shutil.which("quarto") is None,
-    reason="quarto is not on PATH: install it from quarto.org to render",
+    QUARTO is None,
+    reason="no Quarto (on PATH or in .venv): `bash tools/render.sh` installs "
+    "the pinned one, or install it from quarto.org",
 )
 PDF = "The-Transformer-Block.pdf"
 EDITIONS = {"student": "_book", "instructor": "_book-instructor"}
@@ -46,7 +48,7 @@ def render_copy(folder, profile=None):
     # packages (as tools/render.sh does with .venv's).
     with mock.patch.dict(os.environ, {"QUARTO_PYTHON": sys.executable}):
         code, log = render_book.render(
-            "quarto", [profile] if profile else [], root=copy, echo=False
+            QUARTO, [profile] if profile else [], root=copy, echo=False
         )
     site = copy / EDITIONS[profile or "student"]
     return site, log, code
@@ -168,8 +170,7 @@ def test_pdf_prints_no_folded_code(rendered):
 
 @needs_quarto
 def test_rendered_site_passes_the_site_check(rendered):
-    if os.environ.get("BOOK_SITECHECK") != "1":
-        pytest.skip("the site check of the render is opt-in: BOOK_SITECHECK=1")
+    require_site_check()
     copy, log, code = rendered
     assert code == 0, log[-4000:]
     result = subprocess.run(
