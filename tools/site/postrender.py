@@ -47,8 +47,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent))
+import dom  # noqa: E402
+import icons  # noqa: E402
+import lazy  # noqa: E402
+import prune_css  # noqa: E402
+
 KATEX_RENDER = Path(__file__).with_name("katex_render.cjs")
-MATH = re.compile(r'<span class="math (inline|display)">(.*?)</span>', re.S)
+# A formula not yet drawn: its TeX, escaped, holds no tag (a drawn one
+# holds KaTeX's markup, so running again leaves it alone).
+MATH = re.compile(r'<span class="math (inline|display)">([^<]*)</span>')
 # Quarto's in-page KaTeX: the script and the loop that renders each span.
 KATEX_SCRIPT = re.compile(
     r'\s*<script defer="" src="[^"]*katex\.min\.js">'
@@ -271,11 +279,13 @@ def sized_lazy_images(page: str, folder: Path) -> str:
     return IMAGE.sub(replace, page)
 
 
-def finish(page: str) -> str:
+def finish(page: str, anchor_font: str | None = None) -> str:
     page = CODE_LINE_ANCHOR.sub("", PAGINATION_LABEL.sub(r"\1", page))
-    page = focusable_tables(page)
-    page = scheme_media(defer_head_scripts(lazy_ojs(page)))
-    return focusable_outputs(page)
+    page = dom.single_code_wrappers(focusable_tables(page))
+    page = dom.prebuilt_anchors(page, anchor_font)
+    page = lazy.lazy_scripts(defer_head_scripts(lazy_ojs(page)))
+    page = lazy.scheme_on_demand(scheme_media(page))
+    return lazy.header_offset(focusable_outputs(page))
 
 
 def main(argv: list[str]) -> int:
@@ -283,19 +293,26 @@ def main(argv: list[str]) -> int:
     if not site:
         print("usage: postrender.py SITE", file=sys.stderr)
         return 2
+    icons.install(Path(site))
+    anchor_js = Path(site) / "site_libs" / "quarto-html" / "anchor.min.js"
+    font = None
+    if anchor_js.is_file():
+        font = dom.anchor_font(anchor_js.read_text(encoding="utf-8"))
     pages = {
         path: path.read_text(encoding="utf-8")
         for path in sorted(Path(site).rglob("*.html"))
     }
     finished = render_maths(
         {
-            path: sized_lazy_images(finish(page), path.parent)
+            path: sized_lazy_images(finish(page, font), path.parent)
             for path, page in pages.items()
         }
     )
     for path, page in finished.items():
         if page != pages[path]:
             path.write_text(page, encoding="utf-8")
+    # After the pages: what the pages (and scripts) use decides what stays.
+    prune_css.prune_site(Path(site))
     return 0
 
 
