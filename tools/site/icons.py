@@ -46,6 +46,13 @@ ICONS = (
     "layout-text-sidebar-reverse",
     "search",
 )
+# Every glyph of the font is 1em wide: so is its box, before the font has
+# arrived (the text around an icon does not move when it does).
+WIDTH = """[class^="bi-"]::before,
+[class*=" bi-"]::before {
+  width: 1em;
+}
+"""
 ICON_NAME = re.compile(r"\bbi-([a-z0-9]+(?:-[a-z0-9]+)*)")
 RULE = re.compile(
     r'^\.bi-([a-z0-9-]+)::before \{ content: "\\([0-9a-f]+)"; \}$'
@@ -124,7 +131,7 @@ def build(source: Path) -> None:
         "@font-face {\n  font-display: block;\n"
         '  font-family: "bootstrap-icons";\n'
         f'  src: url("./{FONT}") format("woff2");\n}}\n\n'
-        f"{base}\n\n{rules}",
+        f"{base}\n\n{WIDTH}\n{rules}",
         encoding="utf-8",
     )
 
