@@ -108,6 +108,10 @@ def test_maths_is_drawn_at_build_time(tmp_path):
     assert '<span class="katex-display" tabindex="0">' in drawn
     assert "katex.min.js" not in drawn
     assert "mathElements" not in drawn
+    # A second run leaves the drawn formulas alone (it redrew KaTeX's
+    # markup as TeX before).
+    assert postrender.main([str(tmp_path)]) == 0
+    assert path.read_text(encoding="utf-8") == drawn
 
 
 def test_each_theme_blocks_rendering_only_in_its_own_scheme():
@@ -119,16 +123,22 @@ def test_each_theme_blocks_rendering_only_in_its_own_scheme():
         'id="quarto-bootstrap">\n'
     )
     body = '<script id="quarto-html-before-body">toggle();</script>\n<p>x</p>'
-    finished = postrender.finish(page(head + body))
+    finished = postrender.finish(
+        page(body).replace("</head>", head + "</head>")
+    )
     assert (
         'href="b.css" rel="stylesheet" media="(prefers-color-scheme: light)"'
     ) in finished
+    # The other scheme's stylesheet is not even fetched until it is asked
+    # for: the head's script enables it for a dark system or stored choice.
     assert (
-        'href="b-dark.css" rel="stylesheet" '
+        'href="b-dark.css" rel="disabled-stylesheet" '
         'media="(prefers-color-scheme: dark)"'
     ) in finished
+    assert finished.index("b-dark.css") < finished.index("data-tb-scheme-load")
+    assert finished.index("data-tb-scheme-load") < finished.index("</head>")
     # Quarto's scheme script runs first, then the one that releases media.
-    assert finished.index("toggle();") < finished.index("data-tb-scheme")
+    assert finished.index("toggle();") < finished.index("data-tb-scheme-rel")
     assert postrender.finish(finished) == finished
 
 
