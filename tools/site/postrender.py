@@ -86,11 +86,15 @@ RUNTIME_START = re.compile(
     r".*?window\._ojs\.runtime\.interpretFromScriptTags\(\);\n)</script>",
     re.S,
 )
+# The libraries an explorer loads before its cells (tools/site/README.md).
+OJS_LIBRARY = re.compile(
+    r'<script src="([^"]*/ojs/(?:htl|inputs)\.min\.js)"></script>\n?'
+)
 LAZY_START = """<script type="module" data-tb-lazy-ojs>
 // The OJS runtime loads when the explorer's section comes near the screen
 // (tools/site/postrender.py).
 const tbStartOjs = async () => {{
-  await import("{runtime}");
+{libraries}  await import("{runtime}");
 {statements}}};
 const tbFirstCell = document.querySelector("[id^='ojs-cell-']");
 if (!tbFirstCell || !("IntersectionObserver" in window)) {{
@@ -155,8 +159,21 @@ def lazy_ojs(page: str) -> str:
     statements = "".join(
         f"  {line}\n" for line in start.group(1).splitlines() if line
     )
-    loader = LAZY_START.format(runtime=tag.group(1), statements=statements)
+    # The explorers' libraries (Inputs, htl) load with the runtime, in
+    # order, rather than holding up the parsing of the page.
+    libraries = "".join(
+        f"  await new Promise((resolve, reject) => {{\n"
+        f'    const script = document.createElement("script");\n'
+        f'    script.src = "{src}";\n'
+        f"    script.onload = resolve;\n    script.onerror = reject;\n"
+        f"    document.head.appendChild(script);\n  }});\n"
+        for src in OJS_LIBRARY.findall(page)
+    )
+    loader = LAZY_START.format(
+        runtime=tag.group(1), statements=statements, libraries=libraries
+    )
     page = page[: start.start()] + loader + page[start.end() :]
+    page = OJS_LIBRARY.sub("", page)
     return RUNTIME_TAG.sub("", page, count=1)
 
 
@@ -264,8 +281,14 @@ def png_size(path: Path) -> tuple[int, int] | None:
 
 
 def sized_lazy_images(page: str, folder: Path) -> str:
-    """Each figure with its size; all but the page's first lazy."""
+    """Each figure with its size; lazy, but for a first one near the top.
+
+    A page's first figure loads at once only if it is in the page's
+    opening, before its first section heading (where it may be on the
+    first screen); further down, it would only slow the first screen.
+    """
     seen = 0
+    opening = page.find("<h2", max(page.find("<main"), 0))
 
     def replace(match: re.Match) -> str:
         nonlocal seen
@@ -273,7 +296,8 @@ def sized_lazy_images(page: str, folder: Path) -> str:
         size = png_size(folder / html.unescape(match.group(1)))
         if size is None:
             return match.group(0)
-        lazy = ' loading="lazy"' if seen > 1 else ""
+        eager = seen == 1 and (opening < 0 or match.start() < opening)
+        lazy = "" if eager else ' loading="lazy"'
         return f'{match.group(0)} width="{size[0]}" height="{size[1]}"{lazy}'
 
     return IMAGE.sub(replace, page)
