@@ -30,6 +30,7 @@ HEAD = """<html><head>
 <script defer src="../site_libs/quarto-html/popper.min.js"></script>
 <script defer src="../site_libs/quarto-html/tippy.umd.min.js"></script>
 <script defer src="../site_libs/quarto-html/anchor.min.js"></script>
+<script defer src="../site_libs/bootstrap/bootstrap.min.js"></script>
 </head><body>
 <header id="quarto-header" class="headroom fixed-top">
 <nav>x</nav>

@@ -7,10 +7,12 @@ postrender.py applies these to every page after each render:
   elements on a chapter page. Here each link gets its preview, and the
   page loads the tooltip library (popper, tippy), the first time the
   pointer rests on it or it takes the focus.
-- Search: its scripts (autocomplete, fuse, quarto-search) load when the
-  reader first touches, clicks or types on the page, or opens the search,
-  or at once on a wide screen (where its box is in the sidebar) and when
-  the page is opened from a search result (`?q=`).
+- Search and Bootstrap's script: search's scripts (autocomplete, fuse,
+  quarto-search) and bootstrap.min.js (the sidebar's collapsing toggles)
+  load when the reader first touches, clicks or types on the page, or
+  opens the search, and at once on a wide screen (where the search box
+  is in the sidebar) and when the page is opened from a search result
+  (`?q=`). A click on a toggle before Bootstrap has loaded is replayed.
 - The other colour scheme: the stylesheets of the scheme the reader does
   not use are not fetched until the system scheme or the toggle asks for
   them (a stored choice is applied before the first paint).
@@ -29,11 +31,13 @@ import re
 LAZY_SCRIPTS = {
     "search": ("autocomplete.umd.js", "fuse.min.js", "quarto-search.js"),
     "tips": ("popper.min.js", "tippy.umd.min.js"),
+    "bootstrap": ("bootstrap.min.js",),
 }
 DEFERRED = re.compile(r'<script defer src="([^"]+/([^"/]+))"></script>\n?')
 TIPPY_CALL = "window.tippy(el, config);"
 LOADER = """<script data-tb-lazy-scripts>
-// Search and hover previews load when first wanted (tools/site/lazy.py).
+// Search, hover previews and Bootstrap load when first wanted
+// (tools/site/lazy.py).
 (() => {
   const sources = SOURCES;
   const loaded = {};
@@ -71,16 +75,35 @@ LOADER = """<script data-tb-lazy-scripts>
     element.addEventListener("mouseenter", wake);
     element.addEventListener("focus", wake);
   };
+  const events = ["pointerdown", "touchstart", "keydown", "focusin"];
+  const wanted = () => {
+    for (const type of events) removeEventListener(type, wanted, true);
+    for (const group of ["search", "bootstrap"]) {
+      if (sources[group]) load(group);
+    }
+  };
+  if (sources.bootstrap) {
+    // A click on a Bootstrap toggle (the sidebar's) before Bootstrap has
+    // loaded is replayed once it has.
+    addEventListener("click", (event) => {
+      const toggle = event.target.closest("[data-bs-toggle]");
+      if (!toggle || window.bootstrap) return;
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      load("bootstrap").then(() => toggle.click());
+    }, true);
+  }
+  if (new URLSearchParams(location.search).has("q")
+      || matchMedia("(min-width: 992px)").matches) {
+    wanted();
+  } else {
+    for (const type of events) addEventListener(type, wanted, true);
+  }
   if (!sources.search) return;
   const open = () => load("search").then(() => {
     if (window.quartoOpenSearch !== open) window.quartoOpenSearch();
   });
   window.quartoOpenSearch = open;
-  const events = ["pointerdown", "touchstart", "keydown", "focusin"];
-  const wanted = () => {
-    for (const type of events) removeEventListener(type, wanted, true);
-    load("search");
-  };
   const options = document.getElementById("quarto-search-options");
   const keys = options ? JSON.parse(options.textContent)["keyboard-shortcut"]
     : [];
@@ -93,12 +116,6 @@ LOADER = """<script data-tb-lazy-scripts>
       open();
     }
   };
-  if (new URLSearchParams(location.search).has("q")
-      || matchMedia("(min-width: 992px)").matches) {
-    load("search");
-  } else {
-    for (const type of events) addEventListener(type, wanted, true);
-  }
   addEventListener("keyup", shortcut);
 })();
 </script>
