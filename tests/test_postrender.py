@@ -57,6 +57,25 @@ def test_ojs_runtime_loads_on_demand():
     )
 
 
+def test_explorer_libraries_load_with_the_runtime():
+    libraries = (
+        '<script src="../tools/site/ojs/htl.min.js"></script>\n'
+        '<script src="../tools/site/ojs/inputs.min.js"></script>\n'
+    )
+    finished = postrender.finish(
+        page(libraries + '<div id="ojs-cell-1"></div>' + OJS_START)
+    )
+    assert '<script src="../tools/site/ojs/' not in finished
+    loader = finished[finished.index("data-tb-lazy-ojs") :]
+    # In order, and before the runtime (whose cells use window.Inputs).
+    assert (
+        loader.index('"../tools/site/ojs/htl.min.js"')
+        < loader.index('"../tools/site/ojs/inputs.min.js"')
+        < loader.index("await import(")
+    )
+    assert postrender.finish(finished) == finished
+
+
 def test_page_without_explorer_keeps_its_scripts():
     original = page("<p>No explorer.</p>")
     finished = postrender.finish(original)
@@ -108,8 +127,8 @@ def test_maths_is_drawn_at_build_time(tmp_path):
     assert '<span class="katex-display" tabindex="0">' in drawn
     assert "katex.min.js" not in drawn
     assert "mathElements" not in drawn
-    # A page already finished (a one-chapter render leaves the others as
-    # they were) is not drawn again.
+    # A second run leaves the drawn formulas alone (it redrew KaTeX's
+    # markup as TeX before).
     assert postrender.main([str(tmp_path)]) == 0
     assert path.read_text(encoding="utf-8") == drawn
 
@@ -123,16 +142,22 @@ def test_each_theme_blocks_rendering_only_in_its_own_scheme():
         'id="quarto-bootstrap">\n'
     )
     body = '<script id="quarto-html-before-body">toggle();</script>\n<p>x</p>'
-    finished = postrender.finish(page(head + body))
+    finished = postrender.finish(
+        page(body).replace("</head>", head + "</head>")
+    )
     assert (
         'href="b.css" rel="stylesheet" media="(prefers-color-scheme: light)"'
     ) in finished
+    # The other scheme's stylesheet is not even fetched until it is asked
+    # for: the head's script enables it for a dark system or stored choice.
     assert (
-        'href="b-dark.css" rel="stylesheet" '
+        'href="b-dark.css" rel="disabled-stylesheet" '
         'media="(prefers-color-scheme: dark)"'
     ) in finished
+    assert finished.index("b-dark.css") < finished.index("data-tb-scheme-load")
+    assert finished.index("data-tb-scheme-load") < finished.index("</head>")
     # Quarto's scheme script runs first, then the one that releases media.
-    assert finished.index("toggle();") < finished.index("data-tb-scheme")
+    assert finished.index("toggle();") < finished.index("data-tb-scheme-rel")
     assert postrender.finish(finished) == finished
 
 
@@ -162,6 +187,22 @@ def test_figures_get_their_size_and_all_but_the_first_load_lazily(tmp_path):
     # Running again changes nothing.
     assert postrender.main([str(tmp_path)]) == 0
     assert path.read_text(encoding="utf-8") == text
+
+
+def test_a_first_figure_below_the_opening_loads_lazily(tmp_path):
+    figure = next((ROOT / "figures").glob("*.png"))
+    shutil.copy(figure, tmp_path / "one.png")
+    body = (
+        '<h2 id="toc-title">Contents</h2><main><p>Opening.</p>'
+        '<h2>A section</h2><img src="one.png" alt="1"></main>'
+    )
+    finished = postrender.sized_lazy_images(page(body), tmp_path)
+    assert 'loading="lazy"' in finished
+    # In the opening (before the first heading of <main>) it stays eager.
+    early = body.replace("<p>Opening.</p>", '<img src="one.png" alt="0">')
+    finished = postrender.sized_lazy_images(page(early), tmp_path)
+    assert finished.count('loading="lazy"') == 1
+    assert '<img src="one.png" width=' in finished
 
 
 def test_empty_code_line_links_are_removed():

@@ -169,6 +169,32 @@ def test_pdf_prints_no_folded_code(rendered):
 
 
 @needs_quarto
+def test_site_loads_only_what_a_page_needs(rendered):
+    """The post-render speed work reached every page of a real render."""
+    copy, log, code = rendered
+    assert code == 0, log[-4000:]
+    site = copy / "_book"
+    libs = site / "site_libs" / "bootstrap"
+    # The icon subset replaced Quarto's whole font (tools/site/icons.py).
+    assert not (libs / "bootstrap-icons.woff").exists()
+    assert (libs / "bootstrap-icons.woff2").stat().st_size < 4000
+    # Bootstrap's stylesheets were pruned (about 500 KB each before).
+    for sheet in libs.glob("bootstrap*.min.css"):
+        assert sheet.stat().st_size < 250_000, sheet.name
+    for page in sorted(site.rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        name = page.relative_to(site)
+        assert not re.search(r'<span id="cb\d+-\d+">', text), name
+        for link in re.findall(
+            r"<link [^>]*quarto-color-alternate[^>]*>", text
+        ):
+            assert 'rel="disabled-stylesheet"' in link, (name, link)
+        if "quarto-search.js" in text:
+            assert "data-tb-lazy-scripts" in text, name
+            assert "data-tb-header-offset" in text, name
+
+
+@needs_quarto
 def test_rendered_site_passes_the_site_check(rendered):
     require_site_check()
     copy, log, code = rendered

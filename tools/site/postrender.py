@@ -25,13 +25,28 @@ It rewrites each HTML page of the site in place, and is idempotent:
 - A printed output whose lines are too long for a phone, a display
   equation and a table may scroll sideways on a phone (book.scss); they
   become focusable, so a keyboard can scroll them too.
-- Figures carry their size (no layout shift as they arrive) and all but
-  a page's first load lazily, when the reader scrolls near them.
+- Figures carry their size (no layout shift as they arrive) and load
+  lazily, when the reader scrolls near them; only a first figure in the
+  page's opening (before its first section) loads at once.
 - The empty link Quarto puts before every line of code (a target for a
   line number the book never shows) is removed: a sixth of the elements
   of a chapter page.
 - The previous/next links lose their aria-label, which left out the
   chapter number they show (the link's text names it).
+- The explorers' libraries (Inputs, htl) load with the OJS runtime, not
+  in the middle of the page, where they held up its parsing.
+
+Its siblings do the rest, each described in its docstring:
+
+- lazy.py: search and hover previews load when first wanted, the other
+  colour scheme's stylesheets only when asked for, and the fixed
+  header's height is set before the first paint (no layout shift).
+- dom.py: AnchorJS's heading links and one wrapper per code block (not
+  one per line) are written here, so the page is laid out fewer times.
+- icons.py: a 1.5 KB WOFF2 of the icons the site uses replaces Quarto's
+  whole icon font (a `WARN:` fails the render if a page uses another).
+- prune_css.py: Bootstrap's rules that nothing in the site can match are
+  dropped from both themes' stylesheets (about 500 KB to 140 KB each).
 
 Only the standard library: Quarto may run this with any Python 3.
 """
@@ -47,13 +62,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent))
+import dom  # noqa: E402
+import icons  # noqa: E402
+import lazy  # noqa: E402
+import prune_css  # noqa: E402
+
 KATEX_RENDER = Path(__file__).with_name("katex_render.cjs")
-# A formula as pandoc writes it; one already drawn (its span holds KaTeX's
-# markup) is left alone, so that finishing a finished page changes nothing.
-MATH = re.compile(
-    r'<span class="math (inline|display)">(?!<span class="katex)(.*?)</span>',
-    re.S,
-)
+# A formula not yet drawn: its TeX, escaped, holds no tag (a drawn one
+# holds KaTeX's markup, so running again leaves it alone).
+MATH = re.compile(r'<span class="math (inline|display)">([^<]*)</span>')
 # Quarto's in-page KaTeX: the script and the loop that renders each span.
 KATEX_SCRIPT = re.compile(
     r'\s*<script defer="" src="[^"]*katex\.min\.js">'
@@ -83,11 +101,15 @@ RUNTIME_START = re.compile(
     r".*?window\._ojs\.runtime\.interpretFromScriptTags\(\);\n)</script>",
     re.S,
 )
+# The libraries an explorer loads before its cells (tools/site/README.md).
+OJS_LIBRARY = re.compile(
+    r'<script src="([^"]*/ojs/(?:htl|inputs)\.min\.js)"></script>\n?'
+)
 LAZY_START = """<script type="module" data-tb-lazy-ojs>
 // The OJS runtime loads when the explorer's section comes near the screen
 // (tools/site/postrender.py).
 const tbStartOjs = async () => {{
-  await import("{runtime}");
+{libraries}  await import("{runtime}");
 {statements}}};
 const tbFirstCell = document.querySelector("[id^='ojs-cell-']");
 if (!tbFirstCell || !("IntersectionObserver" in window)) {{
@@ -152,8 +174,21 @@ def lazy_ojs(page: str) -> str:
     statements = "".join(
         f"  {line}\n" for line in start.group(1).splitlines() if line
     )
-    loader = LAZY_START.format(runtime=tag.group(1), statements=statements)
+    # The explorers' libraries (Inputs, htl) load with the runtime, in
+    # order, rather than holding up the parsing of the page.
+    libraries = "".join(
+        f"  await new Promise((resolve, reject) => {{\n"
+        f'    const script = document.createElement("script");\n'
+        f'    script.src = "{src}";\n'
+        f"    script.onload = resolve;\n    script.onerror = reject;\n"
+        f"    document.head.appendChild(script);\n  }});\n"
+        for src in OJS_LIBRARY.findall(page)
+    )
+    loader = LAZY_START.format(
+        runtime=tag.group(1), statements=statements, libraries=libraries
+    )
     page = page[: start.start()] + loader + page[start.end() :]
+    page = OJS_LIBRARY.sub("", page)
     return RUNTIME_TAG.sub("", page, count=1)
 
 
@@ -261,8 +296,14 @@ def png_size(path: Path) -> tuple[int, int] | None:
 
 
 def sized_lazy_images(page: str, folder: Path) -> str:
-    """Each figure with its size; all but the page's first lazy."""
+    """Each figure with its size; lazy, but for a first one near the top.
+
+    A page's first figure loads at once only if it is in the page's
+    opening, before its first section heading (where it may be on the
+    first screen); further down, it would only slow the first screen.
+    """
     seen = 0
+    opening = page.find("<h2", max(page.find("<main"), 0))
 
     def replace(match: re.Match) -> str:
         nonlocal seen
@@ -270,17 +311,20 @@ def sized_lazy_images(page: str, folder: Path) -> str:
         size = png_size(folder / html.unescape(match.group(1)))
         if size is None:
             return match.group(0)
-        lazy = ' loading="lazy"' if seen > 1 else ""
+        eager = seen == 1 and (opening < 0 or match.start() < opening)
+        lazy = "" if eager else ' loading="lazy"'
         return f'{match.group(0)} width="{size[0]}" height="{size[1]}"{lazy}'
 
     return IMAGE.sub(replace, page)
 
 
-def finish(page: str) -> str:
+def finish(page: str, anchor_font: str | None = None) -> str:
     page = CODE_LINE_ANCHOR.sub("", PAGINATION_LABEL.sub(r"\1", page))
-    page = focusable_tables(page)
-    page = scheme_media(defer_head_scripts(lazy_ojs(page)))
-    return focusable_outputs(page)
+    page = dom.single_code_wrappers(focusable_tables(page))
+    page = dom.prebuilt_anchors(page, anchor_font)
+    page = lazy.lazy_scripts(defer_head_scripts(lazy_ojs(page)))
+    page = lazy.scheme_on_demand(scheme_media(page))
+    return lazy.header_offset(focusable_outputs(page))
 
 
 def main(argv: list[str]) -> int:
@@ -288,19 +332,26 @@ def main(argv: list[str]) -> int:
     if not site:
         print("usage: postrender.py SITE", file=sys.stderr)
         return 2
+    icons.install(Path(site))
+    anchor_js = Path(site) / "site_libs" / "quarto-html" / "anchor.min.js"
+    font = None
+    if anchor_js.is_file():
+        font = dom.anchor_font(anchor_js.read_text(encoding="utf-8"))
     pages = {
         path: path.read_text(encoding="utf-8")
         for path in sorted(Path(site).rglob("*.html"))
     }
     finished = render_maths(
         {
-            path: sized_lazy_images(finish(page), path.parent)
+            path: sized_lazy_images(finish(page, font), path.parent)
             for path, page in pages.items()
         }
     )
     for path, page in finished.items():
         if page != pages[path]:
             path.write_text(page, encoding="utf-8")
+    # After the pages: what the pages (and scripts) use decides what stays.
+    prune_css.prune_site(Path(site))
     return 0
 
 

@@ -1,0 +1,296 @@
+"""The website's speed work (tools/site: lazy, dom, prune_css, icons).
+
+Checked on small pages and stylesheets shaped like Quarto's output,
+without Quarto; tests/test_render.py checks a real render, and the site
+check (tools/sitecheck) measures it in a browser.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import sys
+
+import pytest
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "tools" / "site"))
+import dom  # noqa: E402
+import icons  # noqa: E402
+import lazy  # noqa: E402
+import postrender  # noqa: E402
+import prune_css  # noqa: E402
+
+HEAD = """<html><head>
+<style>p{}</style>
+<script defer src="../site_libs/quarto-nav/quarto-nav.js"></script>
+<script defer src="../site_libs/quarto-search/autocomplete.umd.js"></script>
+<script defer src="../site_libs/quarto-search/fuse.min.js"></script>
+<script defer src="../site_libs/quarto-search/quarto-search.js"></script>
+<script defer src="../site_libs/quarto-html/popper.min.js"></script>
+<script defer src="../site_libs/quarto-html/tippy.umd.min.js"></script>
+<script defer src="../site_libs/quarto-html/anchor.min.js"></script>
+<script defer src="../site_libs/bootstrap/bootstrap.min.js"></script>
+</head><body>
+<header id="quarto-header" class="headroom fixed-top">
+<nav>x</nav>
+</header>
+<script id="quarto-html-after-body">
+    function tippyHover(el, contentFn) {
+      window.tippy(el, config);
+    }
+</script>
+"""
+
+
+def page(body: str = "") -> str:
+    return HEAD + body + "</body></html>"
+
+
+# ------------------------------------------------------------- lazy.py
+
+
+def test_search_and_tooltip_scripts_load_on_demand():
+    finished = lazy.lazy_scripts(page())
+    head = finished[: finished.index("</head>")]
+    for name in lazy.LAZY_SCRIPTS["search"] + lazy.LAZY_SCRIPTS["tips"]:
+        assert (
+            f'<script defer src="../site_libs/quarto-search/{name}"'
+            not in (head)
+        )
+        assert name in head  # named in the loader, in order
+    sources = re.search(r"const sources = (\{.*?\});", head).group(1)
+    assert sources.index("autocomplete") < sources.index("quarto-search.js")
+    assert sources.index("popper") < sources.index("tippy")
+    # The scripts every page needs at once stay as they were.
+    assert '<script defer src="../site_libs/quarto-nav/quarto-nav.js">' in head
+    assert (
+        '<script defer src="../site_libs/quarto-html/anchor.min.js">' in head
+    )
+    # Quarto's tooltips go through the loader's wrapper.
+    assert "window.tbTippy(el, config);" in finished
+    assert "window.tippy(el, config);" not in finished.split("</head>")[1]
+    assert lazy.lazy_scripts(finished) == finished
+
+
+def test_tooltip_scripts_stay_if_quarto_calls_tippy_differently():
+    changed = page().replace("window.tippy(el, config);", "tippy(el);")
+    assert lazy.lazy_scripts(changed) == changed
+
+
+def test_other_scheme_is_fetched_only_when_wanted():
+    head = (
+        '<link href="b.css" rel="stylesheet" class="quarto-color-scheme" '
+        'id="quarto-bootstrap">\n'
+        '<link href="b-dark.css" rel="stylesheet" media="(prefers-color-'
+        'scheme: dark)" class="quarto-color-scheme quarto-color-alternate" '
+        'id="quarto-bootstrap">\n'
+    )
+    original = page().replace("</head>", head + "</head>")
+    finished = lazy.scheme_on_demand(original)
+    assert '<link href="b.css" rel="stylesheet"' in finished
+    assert '<link href="b-dark.css" rel="disabled-stylesheet"' in finished
+    script = finished.index("data-tb-scheme-load")
+    assert finished.index("b-dark.css") < script < finished.index("</head>")
+    assert 'localStorage.getItem("quarto-color-scheme")' in finished
+    assert lazy.scheme_on_demand(finished) == finished
+
+
+def test_header_height_is_set_before_the_first_paint():
+    finished = lazy.header_offset(page())
+    after = finished.index("</header>\n") + len("</header>\n")
+    assert finished[after:].startswith("<script data-tb-header-offset>")
+    assert lazy.header_offset(finished) == finished
+
+
+# ------------------------------------------------------------- dom.py
+
+FONT = "data:n/a;base64,AAEAAA"
+ANCHORJS = (
+    "A.sheet.insertRule('@font-face{font-family:anchorjs-icons;src:url("
+    + FONT
+    + ') format("truetype")}\',A.sheet.cssRules.length)'
+)
+
+
+def test_anchor_font_is_read_from_anchorjs():
+    assert dom.anchor_font(ANCHORJS) == FONT
+    assert dom.anchor_font("no font here") is None
+
+
+def test_anchors_are_written_as_anchorjs_writes_them():
+    body = (
+        '<h2 data-number="1" class="anchored" data-anchor-id="sec-a">'
+        "A</h2>\n"
+        '<div id="fig-b" class="quarto-float anchored">\n'
+        "<div><figure>b</figure></div>\n</div>\n<p>after</p>"
+    )
+    finished = dom.prebuilt_anchors(page(body), FONT)
+    # The link is the last child of each element (AnchorJS then sees it
+    # and adds none), pointing at the id, else at the data-anchor-id.
+    assert f"A{dom.ANCHOR_LINK.format(id='sec-a')}</h2>" in finished
+    assert (
+        f"</div>\n{dom.ANCHOR_LINK.format(id='fig-b')}</div>\n<p>after"
+    ) in finished
+    # AnchorJS's stylesheet, with its font, before the head's first style.
+    style = finished.index('<style class="anchorjs">')
+    assert style < finished.index("<style>p{}")
+    assert FONT in finished[style : finished.index("</style>", style)]
+    assert finished.count('<a class="anchorjs-link ') == 2
+    assert dom.prebuilt_anchors(finished, FONT) == finished
+
+
+def test_without_anchorjs_font_the_page_is_left_to_anchorjs():
+    body = '<h2 class="anchored" data-anchor-id="a">A</h2>'
+    assert dom.prebuilt_anchors(page(body), None) == page(body)
+
+
+CODE = (
+    '<pre class="sourceCode python code-with-copy"><code class="sourceCode '
+    'python"><span id="cb3-1"><span class="kw">def</span> f(x):</span>\n'
+    '<span id="cb3-2">    <span class="cf">return</span> x '
+    '<span class="op">&lt;</span> <span class="dv">1</span></span>\n'
+    '<span id="cb3-3"></span>\n'
+    '<span id="cb3-4"><span class="co"># done</span></span></code></pre>'
+)
+
+
+def text_of(markup: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", markup))
+
+
+def test_code_lines_share_one_wrapper_and_keep_their_text():
+    finished = dom.single_code_wrappers(page(CODE))
+    assert 'id="cb3-' not in finished
+    assert '<code class="sourceCode python"><span><span class="kw">' in (
+        finished
+    )
+    assert finished.count("<span>") == 1
+    assert '<span class="co"># done</span></span></code>' in finished
+    # What a reader copies (the code's text) is unchanged, line for line.
+    assert text_of(finished) == text_of(page(CODE))
+    assert dom.single_code_wrappers(finished) == finished
+
+
+def test_code_lines_stay_wrapped_where_annotations_use_them():
+    annotated = page(CODE + '<dl class="code-annotation-container-grid">')
+    assert dom.single_code_wrappers(annotated) == annotated
+
+
+def test_finish_applies_the_speed_work():
+    finished = postrender.finish(
+        page(CODE + '<h2 class="anchored" data-anchor-id="a">A</h2>'), FONT
+    )
+    assert "data-tb-lazy-scripts" in finished
+    assert "data-tb-header-offset" in finished
+    assert 'id="cb3-1"' not in finished
+    assert '<style class="anchorjs">' in finished
+
+
+# ------------------------------------------------------------- prune_css.py
+
+CSS = (
+    '@charset "UTF-8";/*! licence */:root{--x:1}'
+    ".used{a:1}.absent{a:2}.used .absent,.used>p{a:3}"
+    "p:not(.absent){a:4}#here{a:5}#gone{a:6}"
+    '.used::after{content:"}{"}[data-x=".absent"]{a:7}'
+    "@media (min-width:1px){.absent{a:8}.used{a:9}}"
+    "@media print{.absent{a:10}}"
+    "@font-face{font-family:x;src:url(x.woff2)}"
+    "@keyframes k{0%{a:0}to{a:1}}"
+    ".bs-tooltip-auto{a:11}.esc\\:x{a:12}"
+)
+WORDS = {"used", "here", "p"}
+
+
+def test_rules_no_element_can_match_are_dropped():
+    pruned = prune_css.prune(CSS, WORDS)
+    for kept in (
+        '@charset "UTF-8";',
+        "/*! licence */",
+        ":root{--x:1}",
+        ".used{a:1}",
+        ".used>p{a:3}",
+        "p:not(.absent){a:4}",
+        "#here{a:5}",
+        '.used::after{content:"}{"}',
+        '[data-x=".absent"]{a:7}',
+        "@media (min-width:1px){.used{a:9}}",
+        "@font-face{font-family:x;src:url(x.woff2)}",
+        "@keyframes k{0%{a:0}to{a:1}}",
+        ".bs-tooltip-auto{a:11}",
+        ".esc\\:x{a:12}",
+    ):
+        assert kept in pruned, kept
+    for dropped in ("a:2", ".used .absent", "a:6", "a:8", "a:10"):
+        assert dropped not in pruned, dropped
+    assert prune_css.prune(pruned, WORDS) == pruned
+
+
+def test_pruning_with_every_name_present_changes_nothing():
+    class Everything(set):
+        def __contains__(self, name):
+            return True
+
+    assert prune_css.prune(CSS, Everything()) == CSS
+
+
+def test_site_words_come_from_pages_and_scripts(tmp_path):
+    (tmp_path / "a.html").write_text('<p class="x-one">', encoding="utf-8")
+    (tmp_path / "b.js").write_text('add("x-two")', encoding="utf-8")
+    (tmp_path / "c.css").write_text(".x-three{}", encoding="utf-8")
+    words = prune_css.site_words(tmp_path)
+    assert {"x-one", "x-two"} <= words
+    assert "x-three" not in words
+
+
+# ------------------------------------------------------------- icons.py
+
+
+def test_the_subset_draws_exactly_the_listed_icons():
+    css = (icons.HERE / icons.CSS).read_text(encoding="utf-8")
+    assert icons.subset_icons(css) == set(icons.ICONS)
+    assert f'url("./{icons.FONT}") format("woff2")' in css
+    font = (icons.HERE / icons.FONT).read_bytes()
+    assert font[:4] == b"wOF2"
+    assert len(font) < 4000
+
+
+def site_with_icons(tmp_path, used):
+    target = tmp_path / "site_libs" / "bootstrap"
+    target.mkdir(parents=True)
+    (target / icons.CSS).write_text(".bi-alarm::before{}", encoding="utf-8")
+    (target / "bootstrap-icons.woff").write_bytes(b"wOFF")
+    (tmp_path / "index.html").write_text(
+        f'<i class="bi bi-{used}"></i>', encoding="utf-8"
+    )
+    return target
+
+
+def test_the_subset_replaces_quartos_icon_font(tmp_path):
+    target = site_with_icons(tmp_path, "github")
+    assert icons.install(tmp_path) == []
+    assert (target / icons.CSS).read_text(encoding="utf-8") == (
+        icons.HERE / icons.CSS
+    ).read_text(encoding="utf-8")
+    assert (target / icons.FONT).read_bytes()[:4] == b"wOF2"
+    assert not (target / "bootstrap-icons.woff").exists()
+    assert icons.install(tmp_path) == []  # again: nothing changes
+
+
+def test_an_icon_missing_from_the_subset_warns_and_keeps_quartos(
+    tmp_path, capsys
+):
+    target = site_with_icons(tmp_path, "alarm")
+    assert icons.install(tmp_path) == ["alarm"]
+    assert "WARN:" in capsys.readouterr().err
+    assert (target / "bootstrap-icons.woff").exists()
+    assert (target / icons.CSS).read_text(encoding="utf-8") == (
+        ".bi-alarm::before{}"
+    )
+
+
+@pytest.mark.parametrize("used", ["github", "file-pdf", "bi-x"])
+def test_icon_names_are_found_in_pages_and_scripts(tmp_path, used):
+    (tmp_path / "a.js").write_text(f'icon = "bi-{used}";', encoding="utf-8")
+    assert icons.used_icons(tmp_path) == {used}

@@ -1,0 +1,205 @@
+"""What a page of the site loads only when the reader asks for it.
+
+postrender.py applies these to every page after each render:
+
+- Hover previews (Quarto's tooltips on cross-references, citations and
+  footnotes): Quarto builds one for every such link at load, hundreds of
+  elements on a chapter page. Here each link gets its preview, and the
+  page loads the tooltip library (popper, tippy), the first time the
+  pointer rests on it or it takes the focus.
+- Search and Bootstrap's script: search's scripts (autocomplete, fuse,
+  quarto-search) and bootstrap.min.js (the sidebar's collapsing toggles)
+  load when the reader first touches, clicks or types on the page, or
+  opens the search, and at once on a wide screen (where the search box
+  is in the sidebar) and when the page is opened from a search result
+  (`?q=`). A click on a toggle before Bootstrap has loaded is replayed.
+- The other colour scheme: the stylesheets of the scheme the reader does
+  not use are not fetched until the system scheme or the toggle asks for
+  them (a stored choice is applied before the first paint).
+- The fixed header's height is set on the body before the first paint;
+  Quarto's script sets it once the page is parsed, which moved the whole
+  page down after it was drawn (a layout shift).
+
+Only the standard library: Quarto may run this with any Python 3.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+LAZY_SCRIPTS = {
+    "search": ("autocomplete.umd.js", "fuse.min.js", "quarto-search.js"),
+    "tips": ("popper.min.js", "tippy.umd.min.js"),
+    "bootstrap": ("bootstrap.min.js",),
+}
+DEFERRED = re.compile(r'<script defer src="([^"]+/([^"/]+))"></script>\n?')
+TIPPY_CALL = "window.tippy(el, config);"
+LOADER = """<script data-tb-lazy-scripts>
+// Search, hover previews and Bootstrap load when first wanted
+// (tools/site/lazy.py).
+(() => {
+  const sources = SOURCES;
+  const loaded = {};
+  const load = (group) => loaded[group] ||= sources[group].reduce(
+    (before, src) => before.then(() => new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = src;
+      script.onload = resolve;
+      script.onerror = reject;
+      document.head.appendChild(script);
+    })), Promise.resolve());
+  // A script loaded after DOMContentLoaded still gets its handler for it
+  // run (once the script has run).
+  let parsed = false;
+  const listen = document.addEventListener;
+  listen.call(document, "DOMContentLoaded", () => { parsed = true; });
+  document.addEventListener = function (type, handler, options) {
+    if (type === "DOMContentLoaded" && parsed) {
+      queueMicrotask(() => handler.call(document, new Event(type)));
+      return;
+    }
+    return listen.call(this, type, handler, options);
+  };
+  window.tbTippy = (element, config) => {
+    const wake = (event) => {
+      element.removeEventListener("mouseenter", wake);
+      element.removeEventListener("focus", wake);
+      load("tips").then(() => {
+        window.tippy(element, config);
+        const still = event.type === "focus"
+          ? document.activeElement === element : element.matches(":hover");
+        if (still) element.dispatchEvent(new Event(event.type));
+      });
+    };
+    element.addEventListener("mouseenter", wake);
+    element.addEventListener("focus", wake);
+  };
+  const events = ["pointerdown", "touchstart", "keydown", "focusin"];
+  const wanted = () => {
+    for (const type of events) removeEventListener(type, wanted, true);
+    for (const group of ["search", "bootstrap"]) {
+      if (sources[group]) load(group);
+    }
+  };
+  if (sources.bootstrap) {
+    // A click on a Bootstrap toggle (the sidebar's) before Bootstrap has
+    // loaded is replayed once it has.
+    addEventListener("click", (event) => {
+      const toggle = event.target.closest("[data-bs-toggle]");
+      if (!toggle || window.bootstrap) return;
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      load("bootstrap").then(() => toggle.click());
+    }, true);
+  }
+  if (new URLSearchParams(location.search).has("q")
+      || matchMedia("(min-width: 992px)").matches) {
+    wanted();
+  } else {
+    for (const type of events) addEventListener(type, wanted, true);
+  }
+  if (!sources.search) return;
+  const open = () => load("search").then(() => {
+    if (window.quartoOpenSearch !== open) window.quartoOpenSearch();
+  });
+  window.quartoOpenSearch = open;
+  const options = document.getElementById("quarto-search-options");
+  const keys = options ? JSON.parse(options.textContent)["keyboard-shortcut"]
+    : [];
+  const shortcut = (event) => {
+    const field = /^(input|select|textarea|button|option)$/i.test(
+      document.activeElement.tagName);
+    if (window.quartoOpenSearch === open && keys.includes(event.key)
+        && !field && !document.activeElement.isContentEditable) {
+      event.preventDefault();
+      open();
+    }
+  };
+  addEventListener("keyup", shortcut);
+})();
+</script>
+"""
+ALTERNATE_LINK = re.compile(
+    r'<link href="[^"]*" rel="stylesheet"[^>]*class="quarto-color-scheme '
+    r'quarto-color-alternate"[^>]*>'
+)
+SCHEME_LOAD = """<script data-tb-scheme-load>
+// The other scheme's stylesheets load only when asked for; a stored
+// choice applies before the first paint (tools/site/lazy.py).
+(() => {
+  let stored = null;
+  try {
+    stored = localStorage.getItem("quarto-color-scheme");
+  } catch (error) {}
+  const dark = stored ? stored === "alternate"
+    : matchMedia("(prefers-color-scheme: dark)").matches;
+  for (const link of document.querySelectorAll("link.quarto-color-scheme")) {
+    const alternate = link.classList.contains("quarto-color-alternate");
+    if (alternate && dark) link.rel = "stylesheet";
+    if (stored && alternate === dark) link.media = "all";
+  }
+})();
+</script>
+"""
+HEADER_END = "</header>\n"
+HEADER_OFFSET = """<script data-tb-header-offset>
+// The fixed header's height before the first paint (tools/site/lazy.py).
+document.body.style.paddingTop =
+  document.getElementById("quarto-header").clientHeight + "px";
+</script>
+"""
+
+
+def lazy_scripts(page: str) -> str:
+    """Search and tooltip scripts loaded on demand (head scripts deferred)."""
+    if "data-tb-lazy-scripts" in page:
+        return page
+    head_end = page.find("</head>")
+    sources: dict[str, list[str]] = {}
+    groups = {name: g for g, names in LAZY_SCRIPTS.items() for name in names}
+
+    def take(match: re.Match) -> str:
+        group = groups.get(match.group(2))
+        if group is None:
+            return match.group(0)
+        sources.setdefault(group, []).append(match.group(1))
+        return ""
+
+    head = DEFERRED.sub(take, page[:head_end])
+    if "tips" in sources and TIPPY_CALL not in page:
+        return page  # Quarto changed: keep its scripts as they were
+    if not sources or len(sources.get("search", "abc")) != 3:
+        return page
+    loader = LOADER.replace("SOURCES", json.dumps(sources))
+    body = page[head_end:].replace(TIPPY_CALL, "window.tbTippy(el, config);")
+    return head + loader + body
+
+
+def scheme_on_demand(page: str) -> str:
+    """The other scheme's stylesheets fetched only when it is wanted."""
+    if "data-tb-scheme-load" in page:
+        return page
+    links = list(ALTERNATE_LINK.finditer(page))
+    if not links:
+        return page
+    page = ALTERNATE_LINK.sub(
+        lambda m: m.group(0).replace(
+            'rel="stylesheet"', 'rel="disabled-stylesheet"', 1
+        ),
+        page,
+    )
+    head_end = page.find("</head>")
+    return page[:head_end] + SCHEME_LOAD + page[head_end:]
+
+
+def header_offset(page: str) -> str:
+    """The body padded for the fixed header before the first paint."""
+    if "data-tb-header-offset" in page or 'id="quarto-header"' not in page:
+        return page
+    start = page.find('id="quarto-header"')
+    end = page.find(HEADER_END, start)
+    if end < 0:
+        return page
+    end += len(HEADER_END)
+    return page[:end] + HEADER_OFFSET + page[end:]

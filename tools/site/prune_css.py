@@ -1,0 +1,166 @@
+"""Drop the rules of Bootstrap's CSS that nothing in the site can match.
+
+Each theme's stylesheet (about 500 KB, the whole of Bootstrap and
+Quarto's rules) holds up a page's first paint, and the browser matches
+every rule against every element. A rule is dropped only when each of
+its selectors names a class or an id that occurs nowhere in the site: as
+a word in no page (its markup, text or inline scripts) and in no script
+of the site. What a script builds from pieces is listed in BUILT. Names
+inside `:not()`, `:is()`, `:has()` and the like, and attribute selectors,
+never count against a rule: it is kept. At-rules (`@font-face`,
+`@keyframes`) are kept whole; `@media` and `@supports` are pruned inside.
+
+Only the standard library: postrender.py runs this after every render.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+# Class names scripts assemble at run time (never a word in their source):
+# Bootstrap's tooltip adds `bs-${NAME}-auto`.
+BUILT = {"bs-tooltip-auto", "bs-popover-auto"}
+# Prefixes of class names that generated code may assemble (the OJS
+# runtime, Bootstrap, Algolia's autocomplete): rules with them stay.
+PREFIXES = ("observablehq", "ojs-", "bs-", "aa-")
+SPECIAL = re.compile(r"""/\*|["'{};]""")
+WORD = re.compile(r"[A-Za-z0-9_-]+")
+NAME = re.compile(r"[.#](-?[_A-Za-z][\w-]*)(\\)?")
+NESTED = ("@media", "@supports", "@container", "@layer")
+
+
+def blocks(css: str) -> list[tuple[str, str | None]]:
+    """The top-level statements of a stylesheet: (prelude, body or None).
+
+    A comment between statements is a statement of its own (prelude only).
+    """
+    found: list[tuple[str, str | None]] = []
+    depth = 0
+    start = 0
+    prelude = ""
+    position = 0
+    while True:
+        match = SPECIAL.search(css, position)
+        if match is None:
+            break
+        token, at = match.group(0), match.start()
+        position = match.end()
+        if token == "/*":
+            end = css.find("*/", position)
+            position = len(css) if end < 0 else end + 2
+            if depth == 0 and not css[start:at].strip():
+                found.append((css[at:position], None))
+                start = position
+        elif token in "\"'":
+            while True:
+                end = css.find(token, position)
+                if end < 0:
+                    position = len(css)
+                    break
+                position = end + 1
+                if css[end - 1] != "\\":
+                    break
+        elif token == "{":
+            if depth == 0:
+                prelude = css[start:at].strip()
+                start = position
+            depth += 1
+        elif token == "}":
+            depth -= 1
+            if depth == 0:
+                found.append((prelude, css[start:at]))
+                start = position
+        elif token == ";" and depth == 0:
+            found.append((css[start:position].strip(), None))
+            start = position
+    if css[start:].strip():
+        found.append((css[start:].strip(), None))
+    return found
+
+
+def split_selectors(prelude: str) -> list[str]:
+    """A selector list split at its top-level commas."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(prelude):
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(prelude[start:index])
+            start = index + 1
+    parts.append(prelude[start:])
+    return parts
+
+
+def required_names(selector: str) -> list[str] | None:
+    """Classes and ids a selector needs, or None if it cannot tell."""
+    outer = []
+    depth = 0
+    for char in selector:
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif depth == 0:
+            outer.append(char)
+    names = []
+    for match in NAME.finditer("".join(outer)):
+        if match.group(2):  # an escaped character: keep the rule
+            return None
+        names.append(match.group(1))
+    return names
+
+
+def can_match(selector: str, words: set[str]) -> bool:
+    names = required_names(selector)
+    return names is None or all(
+        name in words or name.startswith(PREFIXES) for name in names
+    )
+
+
+def prune(css: str, words: set[str]) -> str:
+    """The stylesheet without the rules no element of the site matches."""
+    kept = []
+    for prelude, body in blocks(css):
+        if body is None:
+            kept.append(prelude)
+        elif prelude.startswith("@"):
+            if prelude.split(None, 1)[0].split("(")[0] in NESTED:
+                inner = prune(body, words)
+                if inner:
+                    kept.append(f"{prelude}{{{inner}}}")
+            else:
+                kept.append(f"{prelude}{{{body}}}")
+        else:
+            selectors = [
+                s for s in split_selectors(prelude) if can_match(s, words)
+            ]
+            if selectors:
+                kept.append(f"{','.join(selectors)}{{{body}}}")
+    return "".join(kept)
+
+
+def site_words(site: Path) -> set[str]:
+    """Every word in the site's pages and scripts (class and id names)."""
+    words = set(BUILT)
+    for path in site.rglob("*"):
+        if path.suffix in (".html", ".js", ".mjs") and path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            words.update(WORD.findall(text))
+    return words
+
+
+def prune_site(site: Path) -> None:
+    """Prune each of the site's Bootstrap theme stylesheets in place."""
+    sheets = sorted((site / "site_libs" / "bootstrap").glob("bootstrap*.css"))
+    sheets = [s for s in sheets if s.name != "bootstrap-icons.css"]
+    if not sheets:
+        return
+    words = site_words(site)
+    for sheet in sheets:
+        css = sheet.read_text(encoding="utf-8")
+        pruned = prune(css, words)
+        if pruned != css:
+            sheet.write_text(pruned, encoding="utf-8")
