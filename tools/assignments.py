@@ -298,14 +298,18 @@ def bundle(name: str, destination: Path):
     """
     result = run_otter_assign(name, destination)
     student = nbformat.read(result / "student" / f"{name}.ipynb", 4)
+    return student, bundled_tests(result)
+
+
+def bundled_tests(result: Path) -> dict[str, str]:
+    """{question: source of tests/<question>.py} in an autograder zip."""
     archive = next((result / "autograder").glob("*.zip"))
     with zipfile.ZipFile(archive) as bundled:
-        tests = {
+        return {
             Path(item).stem: bundled.read(item).decode("utf-8")
             for item in bundled.namelist()
             if item.startswith("tests/") and item.endswith(".py")
         }
-    return student, tests
 
 
 def write_student_assignment(name: str) -> Path:
