@@ -33,7 +33,7 @@ from types import SimpleNamespace
 
 import nbformat
 import pytest
-from conftest import ROOT
+from conftest import DEMONSTRATIONS, ROOT
 from nbval import plugin
 
 import assignments
@@ -102,7 +102,7 @@ def solutions_submission(name: str) -> nbformat.NotebookNode:
         ROOT / "notebooks" / "instructor" / f"{name}.ipynb", 4
     )
     start = next(c for c in assignment.cells if OTTER_CELL.match(c.source))
-    cells = [copy.deepcopy(start), *instructor.cells]
+    cells = [copy.deepcopy(start), *shared_prefix_trimmed(name, instructor)]
     for question, _, planted in plants(name):
         cells += [code(planted), code(REPORT.format(question=question))]
     for question in questions(name):
@@ -113,6 +113,39 @@ def solutions_submission(name: str) -> nbformat.NotebookNode:
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number:03d}"
     return nbformat.v4.new_notebook(cells=cells, metadata=assignment.metadata)
+
+
+def label(cell) -> str:
+    if cell.cell_type != "code":
+        return ""
+    return str(assignments.qmd.cell_options(cell.source).get("label", ""))
+
+
+def shared_prefix_trimmed(name: str, instructor) -> list:
+    """The instructor notebook's cells, less the figures, their style cell
+    and the demonstrations that come before its first instructor-only cell.
+
+    Up to that cell both editions are the same cells in the same order
+    (tools/bookcheck.py, check_editions_agree, outputs included), and the
+    untouched run executes and compares every one of them; these draw or
+    measure for the text only (conftest.DEMONSTRATIONS), and no later cell
+    uses their results: one that did would raise a NameError here, or draw
+    a figure of another size than the one recorded.
+    """
+    student = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", 4)
+    public = iter(c.source for c in student.cells if c.cell_type == "code")
+    first_solution = next(
+        number
+        for number, cell in enumerate(instructor.cells)
+        if cell.cell_type == "code" and cell.source != next(public, None)
+    )
+    drawn = {"style", *DEMONSTRATIONS[name]}
+    return [
+        cell
+        for number, cell in enumerate(instructor.cells)
+        if number >= first_solution
+        or not (label(cell).startswith("fig-") or label(cell) in drawn)
+    ]
 
 
 @functools.cache
@@ -296,8 +329,8 @@ def test_solutions_run_prints_the_instructor_notebook(run):
     instructor = nbformat.read(
         ROOT / "notebooks" / "instructor" / f"{name}.ipynb", 4
     )
-    ran = executed_cells(run)[1 : 1 + len(instructor.cells)]
-    problems = unprinted(instructor.cells, ran)
+    kept = shared_prefix_trimmed(name, instructor)
+    problems = unprinted(kept, executed_cells(run)[1 : 1 + len(kept)])
     assert not problems, "\n\n".join(problems)
 
 
@@ -325,3 +358,50 @@ def test_planted_wrong_answers_lose_the_points(run):
         assert report["score"] == 0, f"{question}: {words!r} scored {report}"
         assert words in said, f"{question}: {said!r}"
         assert said.endswith((".", "?")), said
+
+
+# Without a kernel: the comparison and the collection rule themselves.
+
+
+def a_printing_cell(name: str = "mechanics"):
+    notebook = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", 4)
+    return next(
+        c
+        for c in notebook.cells
+        if c.cell_type == "code"
+        and any(o.get("name") == "stdout" for o in c.outputs)
+    )
+
+
+def test_the_comparison_reports_a_changed_printed_value():
+    recorded = a_printing_cell()
+    assert difference(recorded, copy.deepcopy(recorded)) == ""
+    ran = copy.deepcopy(recorded)
+    stream = next(o for o in ran.outputs if o.get("name") == "stdout")
+    stream.text = stream.text.replace("(", "[", 1) + "one more line\n"
+    assert "mismatch 'stdout'" in difference(recorded, ran)
+    ran.outputs = [nbformat.v4.new_output("error", ename="E", evalue="x")]
+    assert difference(recorded, ran) == "raised E: x"
+
+
+def test_the_comparison_skips_only_what_nbval_skips():
+    recorded = a_printing_cell()
+    ignored = copy.deepcopy(recorded)
+    ignored.source = "# NBVAL_IGNORE_OUTPUT\n" + ignored.source
+    ran = copy.deepcopy(ignored)
+    ran.outputs = []
+    assert difference(ignored, ran) == ""
+    assert "Missing output fields" in difference(recorded, ran)
+
+
+def test_graded_notebooks_are_left_to_the_grading_runs():
+    from conftest import GradedNotebooksToOtter
+
+    ignore = GradedNotebooksToOtter.pytest_ignore_collect
+    config = SimpleNamespace(args=["tests", "notebooks"])
+    for name in GRADED:
+        for folder in ("notebooks", "notebooks/instructor"):
+            assert ignore(ROOT / folder / f"{name}.ipynb", config)
+    assert ignore(ROOT / "notebooks" / "intuition.ipynb", config) is None
+    named = SimpleNamespace(args=["notebooks/mechanics.ipynb"])
+    assert ignore(ROOT / "notebooks" / "mechanics.ipynb", named) is None
