@@ -115,7 +115,8 @@ def my_zero_branch_test(block):
 
 # %% causal: see one ahead
 def my_causal_test(block):
-    X_test = torch.randn(2, 6, block.config.width)
+    generator = torch.Generator().manual_seed(0)
+    X_test = torch.randn(2, 6, block.config.width, generator=generator)
     X_changed = X_test.clone()
     X_changed[:, -1, 0] += 100.0
     with torch.no_grad():
@@ -124,12 +125,24 @@ def my_causal_test(block):
 
 # %% causal: with no mask
 def my_causal_test(block):
-    X_test = torch.randn(2, 6, block.config.width)
+    generator = torch.Generator().manual_seed(0)
+    X_test = torch.randn(2, 6, block.config.width, generator=generator)
     X_changed = X_test.clone()
     X_changed[:, -1] += 100.0  # layer norm removes it again
     with torch.no_grad():
         before, after = block(X_test)[:, :-1], block(X_changed)[:, :-1]
     return torch.allclose(before, after, atol=1e-6)
+
+
+# %% causal: position 0 only
+def my_causal_test(block):
+    generator = torch.Generator().manual_seed(0)
+    X_test = torch.randn(2, 6, block.config.width, generator=generator)
+    X_changed = X_test.clone()  # the chapter's check, at the last position
+    X_changed[:, -1, 0] += 100.0
+    with torch.no_grad():
+        before, after = block(X_test)[:, :-1], block(X_changed)[:, :-1]
+    return torch.equal(before, after)
 
 
 # %% shapes: loses an axis of length 1
@@ -146,6 +159,15 @@ def my_shape_test(block):
         with torch.no_grad():
             if block(X_test).shape != X_test.shape:
                 return False
+    return True
+
+
+# %% shapes: averages its weights over the heads
+def my_shape_test(block):
+    for B, S in [(1, 1), (2, 4), (3, 7), (8, 16)]:  # the chapter's check
+        Y_any = block(torch.randn(B, S, block.config.width))
+        if tuple(Y_any.shape) != (B, S, block.config.width):
+            return False
     return True
 
 
