@@ -64,3 +64,71 @@ def test_the_books_answer_check_covers_the_assignments(tmp_path):
     nbformat.write(notebook, path)
     problems = nbcheck.check_no_answers_for_students(book)
     assert [p for p in problems if "assignments/mechanics.ipynb" in p]
+
+
+def defined_names(source: str) -> set[str]:
+    """Every name a piece of code binds, anywhere in it."""
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+    return names
+
+
+def used_names(source: str) -> set[str]:
+    import ast
+
+    return {
+        node.id
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+
+
+def undefined_in_solutions(name: str) -> list[str]:
+    """Names an answer of the solutions notebook uses but nothing defines.
+
+    The solutions notebook is the student notebook plus one answer cell
+    per graded question, so a helper the reference solution needs must be
+    in that cell or an earlier one (tools/assignments.py, solution_cell).
+    """
+    import builtins
+
+    student = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", 4)
+    public = set(dir(builtins))
+    for cell in student.cells:
+        if cell.cell_type == "code":
+            public |= defined_names(cell.source)
+    parsed = assignments.qmd.parse(assignments.chapter_path(name))
+    problems = []
+    for question in assignments.questions(parsed):
+        answer = assignments.solution_cell(question)
+        public |= defined_names(answer)  # later answers may use it too
+        missing = used_names(answer) - public
+        if missing:
+            problems.append(f"{name}, {question.name}: {sorted(missing)}")
+    return problems
+
+
+def test_solutions_notebooks_define_what_their_answers_use():
+    problems = [p for name in GRADED for p in undefined_in_solutions(name)]
+    assert not problems, problems
+
+
+def test_an_answer_without_its_helper_is_reported(monkeypatch):
+    original = assignments.solution_cell
+    monkeypatch.setattr(
+        assignments,
+        "solution_cell",
+        lambda q: original(assignments.Question(**{**vars(q), "helpers": []})),
+    )
+    problems = undefined_in_solutions("maths-and-code")
+    assert problems == ["maths-and-code, zero-branch: ['silenced']"]
