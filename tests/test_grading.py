@@ -2,8 +2,9 @@
 
 For each chapter with graded exercises, otter builds the autograder bundle
 (`otter assign`) and grades two whole notebooks with `otter run`'s local
-grading (`otter.api.grade_submission`, the function `otter run` calls; no
-Docker), each in a fresh kernel:
+grading, through otter's Python API (`otter.api.grade_submission` calls
+`otter.run.main`, as the `otter run` command does, without its process
+start; no Docker), each in a fresh kernel:
 
 - untouched: the committed student assignment, as a learner receives it.
   Every question scores 0, no cell raises, and every cell prints what
