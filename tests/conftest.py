@@ -38,6 +38,7 @@ os.environ["MKL_NUM_THREADS"] = "1"
 
 
 def pytest_configure(config):
+    config.pluginmanager.register(GradedNotebooksToOtter())
     # Build matplotlib's font cache before any kernel starts; otherwise its
     # one-time notice lands in the first notebook's stderr. Once, in the
     # main process: xdist workers (with `workerinput`) start after it.
@@ -87,6 +88,17 @@ def keep_out_of_garbage_collection() -> None:
 
 
 HEAVY = "heavy_imports"
+GRADING = "tests/test_grading.py"
+# Measured: each grading run executes a whole chapter (tests/test_grading.py).
+LONGEST_FIRST = [
+    "solutions-maths-and-code",
+    "untouched-maths-and-code",
+    HEAVY,
+    "solutions-systems",
+    "untouched-systems",
+    "solutions-mechanics",
+    "untouched-mechanics",
+]
 
 
 @functools.cache
@@ -110,11 +122,58 @@ def pytest_xdist_make_scheduler(config, log):
     from xdist.scheduler import LoadFileScheduling
 
     class HeavyImportsTogether(LoadFileScheduling):
+        def _assign_work_unit(self, node) -> None:
+            # The longest units first, so no worker is left with one at the
+            # end: xdist orders units by their number of tests, which puts
+            # the grading runs (three or four tests each) last.
+            for scope in reversed(LONGEST_FIRST):
+                if scope in self.workqueue:
+                    self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
+
         def _split_scope(self, nodeid: str) -> str:
             test_file = super()._split_scope(nodeid)
+            if test_file == GRADING:
+                # One unit per grading run ("untouched-mechanics"), so the
+                # runs, each a whole chapter, share out like notebooks.
+                return nodeid.rsplit("[", 1)[-1].rstrip("]")
             return HEAVY if _has_heavy_imports(test_file) else test_file
 
     return HeavyImportsTogether(config, log)
+
+
+class GradedNotebooksToOtter:
+    """Leave the graded chapters' notebooks to tests/test_grading.py.
+
+    Its two otter grading runs of a graded chapter execute the student and
+    the instructor notebook, and compare every output with nbval's own
+    comparison, so nbval does not execute them a second time; a notebook
+    named on the command line still runs under nbval. A plugin, not a hook
+    of this file, whose collection hooks reach only tests/.
+    """
+
+    @staticmethod
+    def pytest_ignore_collect(collection_path, config):
+        if collection_path.suffix != ".ipynb":
+            return None
+        if str(collection_path.resolve()) in _named_paths(config):
+            return None
+        folder = collection_path.resolve().parent
+        if folder in (ROOT / "notebooks", ROOT / "notebooks" / "instructor"):
+            if collection_path.stem in _graded_chapters():
+                return True
+        return None
+
+
+def _named_paths(config) -> set[str]:
+    return {str(Path(arg.split("::")[0]).resolve()) for arg in config.args}
+
+
+@functools.cache
+def _graded_chapters() -> tuple[str, ...]:
+    import assignments
+
+    return tuple(assignments.graded_chapters())
 
 
 # Cells that measure or time for a figure or a printed table: no test that

@@ -1,56 +1,408 @@
-"""`otter run`, otter's own local grading command, on whole notebooks.
+"""Every graded chapter, graded by otter's own local grading.
 
-The instructor's solutions notebook of the mechanics assignment scores full
-marks and the untouched student assignment scores 0 without crashing. The
-other chapters' questions are graded in this process by the same test
-files (tests/test_assignments.py).
+For each chapter with graded exercises, otter builds the autograder bundle
+(`otter assign`) and grades two whole notebooks with `otter run`'s local
+grading, through otter's Python API (`otter.api.grade_submission` calls
+`otter.run.main`, as the `otter run` command does, without its process
+start; no Docker), each in a fresh kernel:
 
-Each `otter run` executes a whole chapter in a fresh kernel (about 10 s of
-CPU), more than the suite's 30 s budget allows, so these tests are opt-in:
-`BOOK_GRADING=1 bash tools/test.sh tests/test_grading.py`, which the GitHub
-workflow runs after the suite.
+- untouched: the committed student assignment, as a learner receives it.
+  Every question scores 0, no cell raises, and every cell prints what
+  notebooks/<chapter>.ipynb recorded, compared by nbval's own comparison.
+- solutions: every cell of the instructor notebook, then, for each
+  question, the planted wrong answers of tests/plants/<chapter>.py, each
+  graded in turn by `grader.check` with the bundle's tests (each scores 0
+  and its public test fails with the intended sentence), and last the
+  reference solution, which otter's results record: full marks. Every
+  instructor cell prints what notebooks/instructor/<chapter>.ipynb
+  recorded.
+
+These two runs are the graded chapters' notebook executions, so nbval does
+not execute those notebooks again (tests/conftest.py); the scheduler runs
+each run's tests on one worker.
 """
 
-import os
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import re
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 
+import nbformat
 import pytest
-from conftest import ROOT
+from conftest import DEMONSTRATIONS, ROOT
+from nbval import plugin
 
 import assignments
 
-CHAPTER = "mechanics"
-pytestmark = pytest.mark.skipif(
-    os.environ.get("BOOK_GRADING") != "1",
-    reason="otter run is opt-in (two notebook executions): "
-    "BOOK_GRADING=1 bash tools/test.sh tests/test_grading.py",
+GRADED = assignments.graded_chapters()
+PLANTS = Path(__file__).resolve().parent / "plants"
+UNTOUCHED = [f"untouched-{name}" for name in GRADED]
+SOLUTIONS = [f"solutions-{name}" for name in GRADED]
+OTTER_CELL = re.compile(r'^(# Initialize Otter\n|grader\.check\("[\w-]+"\)$)')
+REPORT = """import json
+
+graded = grader.check("{question}")
+print(json.dumps({{
+    "score": graded.score,
+    "possible": graded.possible,
+    "messages": [result.message for result in graded.test_case_results],
+}}))"""
+
+
+def chapter_of(run: str) -> str:
+    return run.split("-", 1)[1]
+
+
+def questions(name: str) -> list[assignments.Question]:
+    return assignments.questions(
+        assignments.qmd.parse(assignments.chapter_path(name))
+    )
+
+
+def plants(name: str) -> list[tuple[str, str, str]]:
+    """(question, words of the public message, code) of each planted answer.
+
+    tests/plants/<chapter>.py holds one cell per wrong answer, each opened
+    by `# %% <question>: <words>`.
+    """
+    text = (PLANTS / f"{name}.py").read_text(encoding="utf-8")
+    parts = re.split(r"^# %% (.+)\n", text, flags=re.MULTILINE)[1:]
+    found = []
+    for header, code in zip(parts[::2], parts[1::2], strict=True):
+        question, _, words = header.partition(": ")
+        found.append((question, words, code.strip("\n")))
+    return found
+
+
+@functools.cache
+def bundle(name: str) -> Path:
+    """`otter assign` on the chapter: its dist/ folder (student, zip)."""
+    scratch = Path(tempfile.mkdtemp(prefix=f"otter-{name}-"))
+    return assignments.run_otter_assign(name, scratch)
+
+
+def code(source: str) -> nbformat.NotebookNode:
+    return nbformat.v4.new_code_cell(source)
+
+
+def solutions_submission(name: str) -> nbformat.NotebookNode:
+    """The instructor notebook as a submission, planted answers at the end.
+
+    The assignment's first cell starts otter; every instructor cell follows
+    unchanged, so each prints what the instructor notebook recorded. Then
+    each planted answer is graded in turn, and each question's reference
+    solution last, which is what otter's results record.
+    """
+    assignment = nbformat.read(ROOT / "assignments" / f"{name}.ipynb", 4)
+    instructor = nbformat.read(
+        ROOT / "notebooks" / "instructor" / f"{name}.ipynb", 4
+    )
+    start = next(c for c in assignment.cells if OTTER_CELL.match(c.source))
+    cells = [copy.deepcopy(start), *shared_prefix_trimmed(name, instructor)]
+    for question, _, planted in plants(name):
+        cells += [code(planted), code(REPORT.format(question=question))]
+    for question in questions(name):
+        last = question.solution.split("\n")[-1]
+        reference = assignments.CHECK_CALL.match(last).group(2)
+        cells.append(code(f"{question.answer} = {reference}"))
+        cells.append(code(f'grader.check("{question.name}")'))
+    for number, cell in enumerate(cells):
+        cell["id"] = f"cell-{number:03d}"
+    return nbformat.v4.new_notebook(cells=cells, metadata=assignment.metadata)
+
+
+def label(cell) -> str:
+    if cell.cell_type != "code":
+        return ""
+    return str(assignments.qmd.cell_options(cell.source).get("label", ""))
+
+
+def shared_prefix_trimmed(name: str, instructor) -> list:
+    """The instructor notebook's cells, less the figures, their style cell
+    and the demonstrations that come before its first instructor-only cell.
+
+    Up to that cell both editions are the same cells in the same order
+    (tools/bookcheck.py, check_editions_agree, outputs included), and the
+    untouched run executes and compares every one of them; these draw or
+    measure for the text only (conftest.DEMONSTRATIONS), and no later cell
+    uses their results: one that did would raise a NameError here, or draw
+    a figure of another size than the one recorded.
+    """
+    student = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", 4)
+    public = iter(c.source for c in student.cells if c.cell_type == "code")
+    first_solution = next(
+        number
+        for number, cell in enumerate(instructor.cells)
+        if cell.cell_type == "code" and cell.source != next(public, None)
+    )
+    drawn = {"style", *DEMONSTRATIONS[name]}
+    return [
+        cell
+        for number, cell in enumerate(instructor.cells)
+        if number >= first_solution
+        or not (label(cell).startswith("fig-") or label(cell) in drawn)
+    ]
+
+
+@functools.cache
+def graded(run: str):
+    """(submitted notebook, otter's GradingResults) of one grading run."""
+    from otter.api import grade_submission
+
+    kind, name = run.split("-", 1)
+    if kind == "untouched":
+        submitted = nbformat.read(ROOT / "assignments" / f"{name}.ipynb", 4)
+    else:
+        submitted = solutions_submission(name)
+    folder = bundle(name).parent / kind
+    folder.mkdir()
+    path = folder / f"{name}.ipynb"
+    nbformat.write(submitted, path)
+    archive = next((bundle(name) / "autograder").glob("*.zip"))
+    return submitted, grade_submission(str(path), str(archive), quiet=True)
+
+
+def executed_cells(run: str) -> list[nbformat.NotebookNode]:
+    """The submitted cells as the grading run executed them, in order."""
+    submitted, results = graded(run)
+    ran = results.notebook.cells
+    sources = [cell.source for cell in submitted.cells]
+    start = next(
+        k
+        for k in range(len(ran) - len(sources) + 1)
+        if [c.source for c in ran[k : k + len(sources)]] == sources
+    )
+    return ran[start : start + len(sources)]
+
+
+# nbval's skip_compare without --nbdime (nbval.plugin.IPyNbFile.__init__):
+# figures are PNG, which nbval does not compare; everything textual is.
+SKIP_COMPARE = (
+    "metadata",
+    "traceback",
+    "prompt_number",
+    "output_type",
+    "name",
+    "execution_count",
+    "application/vnd.jupyter.widget-view+json",
+    "image/png",
+    "image/jpeg",
 )
 
 
-@pytest.fixture(scope="module")
-def built():
-    """The chapter's autograder zip and solutions notebook, freshly built."""
-    scratch = Path(tempfile.mkdtemp(prefix="otter-grade-"))
-    result = assignments.run_otter_assign(CHAPTER, scratch)
-    archive = next((result / "autograder").glob("*.zip"))
-    return archive, result / "autograder" / f"{CHAPTER}.ipynb", scratch
+class NbvalCell:
+    """What nbval's own output comparison reads from its cell item."""
+
+    parent = SimpleNamespace(skip_compare=SKIP_COMPARE, sanitize_patterns={})
+    colors = plugin.nocolors
+    ihook = SimpleNamespace(pytest_assertrepr_compare=lambda **_: [])
+    config = None
+    compare_outputs = plugin.IPyNbCell.compare_outputs
+    format_output_compare = plugin.IPyNbCell.format_output_compare
+    sanitize = plugin.IPyNbCell.sanitize
 
 
-def points() -> int:
-    parsed = assignments.qmd.parse(ROOT / "chapters" / f"{CHAPTER}.qmd")
-    return sum(q.points for q in assignments.questions(parsed))
+def errors(cell) -> str:
+    raised = [o for o in cell.get("outputs", []) if o.output_type == "error"]
+    return "; ".join(f"{o.ename}: {o.evalue}" for o in raised)
 
 
-@pytest.mark.parametrize("submission", ["solutions", "untouched"])
-def test_otter_run_grades_the_notebook(built, submission):
-    archive, solutions, scratch = built
-    notebook = {
-        "solutions": solutions,
-        "untouched": ROOT / "assignments" / f"{CHAPTER}.ipynb",
-    }[submission]
-    scores = assignments.otter_run(archive, notebook, scratch / submission)
-    assert scores, f"otter run wrote no results for the {submission}"
-    total = sum(scores.values())
-    expected = points() if submission == "solutions" else 0
-    assert total == expected, f"{submission} scored {scores}"
+def difference(recorded, ran) -> str:
+    """Why a cell's new outputs differ from its recorded ones, as nbval
+    judges them (an `# NBVAL_IGNORE_OUTPUT` cell must only not raise)."""
+    if errors(ran):
+        return f"raised {errors(ran)}"
+    options = dict(plugin.find_metadata_tags(recorded.metadata))
+    options.update(plugin.find_comment_markers(recorded.source))
+    assert not {"skip", "check_exception"} & set(options), recorded.source
+    if not options.get("check", True) or recorded.execution_count is None:
+        return ""
+    item = NbvalCell()
+    same = item.compare_outputs(
+        plugin.coalesce_streams(copy.deepcopy(ran.outputs)),
+        plugin.coalesce_streams(copy.deepcopy(recorded.outputs)),
+    )
+    return "" if same else "\n".join(item.comparison_traceback)
+
+
+def unprinted(recorded_cells, ran_cells) -> list[str]:
+    """Each recorded code cell whose new outputs differ, with nbval's diff."""
+    problems = []
+    for number, (recorded, ran) in enumerate(
+        zip(recorded_cells, ran_cells, strict=True)
+    ):
+        assert without_options(recorded.source) == without_options(ran.source)
+        if recorded.cell_type == "code" and (why := difference(recorded, ran)):
+            problems.append(f"cell {number}:\n{recorded.source}\n{why}")
+    return problems
+
+
+def without_options(source: str) -> str:
+    lines = source.split("\n")
+    return "\n".join(x for x in lines if not x.startswith("#|")).strip()
+
+
+def student_cells_of_assignment(name: str, ran_cells):
+    """The student notebook's code cells, each with its executed twin.
+
+    The assignment is the student notebook's cells (a starter without its
+    `#|` lines) plus otter's first cell and a `grader.check` after each
+    starter; every cell in between must be one of those.
+    """
+    student = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", 4)
+    recorded = [c for c in student.cells if c.cell_type == "code"]
+    ran = iter(c for c in ran_cells if c.cell_type == "code")
+    pairs = []
+    for cell in recorded:
+        twin = next(ran)
+        while without_options(twin.source) != without_options(cell.source):
+            assert OTTER_CELL.match(twin.source), twin.source
+            twin = next(ran)
+        pairs.append((cell, twin))
+    return pairs
+
+
+@pytest.mark.parametrize("run", UNTOUCHED)
+def test_student_assignment_is_what_otter_assign_writes(run):
+    name = chapter_of(run)
+    committed = nbformat.read(ROOT / "assignments" / f"{name}.ipynb", 4)
+    student = nbformat.read(bundle(name) / "student" / f"{name}.ipynb", 4)
+    built = [(c.cell_type, c.source) for c in student.cells]
+    assert [(c.cell_type, c.source) for c in committed.cells] == built, (
+        f"assignments/{name}.ipynb is stale: run "
+        f".venv/bin/python tools/regenerate.py {name}"
+    )
+
+
+@pytest.mark.parametrize("run", UNTOUCHED)
+def test_hidden_tests_stay_in_the_autograder(run):
+    name = chapter_of(run)
+    text = (ROOT / "assignments" / f"{name}.ipynb").read_text("utf-8")
+    for question, source in assignments.bundled_tests(bundle(name)).items():
+        assert "hidden=True" in source, f"{question} has no hidden test"
+        assert "hidden=False" in source, f"{question} has no public test"
+        hidden = source.split("hidden=True", 1)[1]
+        name_line = next(
+            line for line in hidden.split("\n") if line.startswith("def ")
+        )
+        assert name_line not in text, f"{question}: hidden test leaked"
+
+
+@pytest.mark.parametrize("run", UNTOUCHED)
+def test_untouched_assignment_scores_zero_without_crashing(run):
+    _, results = graded(run)
+    names = [q.name for q in questions(chapter_of(run))]
+    assert sorted(results.results) == sorted(names), results.results
+    scores = {q: results.get_score(q) for q in names}
+    assert all(score == 0 for score in scores.values()), scores
+    raised = [c.source for c in executed_cells(run) if errors(c)]
+    assert not raised, f"cells raised: {raised}"
+
+
+@pytest.mark.parametrize("run", UNTOUCHED)
+def test_untouched_assignment_prints_the_student_notebook(run):
+    pairs = student_cells_of_assignment(chapter_of(run), executed_cells(run))
+    problems = unprinted(*zip(*pairs, strict=True))
+    assert not problems, "\n\n".join(problems)
+
+
+@pytest.mark.parametrize("run", SOLUTIONS)
+def test_solutions_score_full_marks(run):
+    _, results = graded(run)
+    names = [q.name for q in questions(chapter_of(run))]
+    assert sorted(results.results) == sorted(names), results.results
+    for question in questions(chapter_of(run)):
+        result = results.results[question.name]
+        assert result.possible == question.points, question.name
+        assert result.score == result.possible, (
+            f"{question.name}: {[r.message for r in result.test_case_results]}"
+        )
+
+
+@pytest.mark.parametrize("run", SOLUTIONS)
+def test_solutions_run_prints_the_instructor_notebook(run):
+    name = chapter_of(run)
+    instructor = nbformat.read(
+        ROOT / "notebooks" / "instructor" / f"{name}.ipynb", 4
+    )
+    kept = shared_prefix_trimmed(name, instructor)
+    problems = unprinted(kept, executed_cells(run)[1 : 1 + len(kept)])
+    assert not problems, "\n\n".join(problems)
+
+
+@pytest.mark.parametrize("run", SOLUTIONS)
+def test_planted_wrong_answers_lose_the_points(run):
+    name = chapter_of(run)
+    planted = plants(name)
+    names = {q.name for q in questions(name)}
+    for question in names:
+        count = sum(1 for q, _, _ in planted if q == question)
+        assert count >= 2, f"{question}: {count} planted wrong answers"
+    assert {q for q, _, _ in planted} == names
+    reports = executed_cells(run)[-2 * len(names) - 2 * len(planted) :]
+    for number, (question, words, _) in enumerate(planted):
+        cell = reports[2 * number + 1]
+        assert not errors(cell) and not errors(reports[2 * number]), (
+            f"{question} ({words!r}): {errors(cell)}"
+        )
+        printed = "".join(
+            o.text for o in cell.outputs if o.get("name") == "stdout"
+        )
+        assert printed.strip(), f"{question} ({words!r}): {cell.outputs}"
+        report = json.loads(printed.strip().split("\n")[-1])
+        said = report["messages"][0].strip().split("\n")[-1]
+        assert report["score"] == 0, f"{question}: {words!r} scored {report}"
+        assert words in said, f"{question}: {said!r}"
+        assert said.endswith((".", "?")), said
+
+
+# Without a kernel: the comparison and the collection rule themselves.
+
+
+def a_printing_cell(name: str = "mechanics"):
+    notebook = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", 4)
+    return next(
+        c
+        for c in notebook.cells
+        if c.cell_type == "code"
+        and any(o.get("name") == "stdout" for o in c.outputs)
+    )
+
+
+def test_the_comparison_reports_a_changed_printed_value():
+    recorded = a_printing_cell()
+    assert difference(recorded, copy.deepcopy(recorded)) == ""
+    ran = copy.deepcopy(recorded)
+    stream = next(o for o in ran.outputs if o.get("name") == "stdout")
+    stream.text = stream.text.replace("(", "[", 1) + "one more line\n"
+    assert "mismatch 'stdout'" in difference(recorded, ran)
+    ran.outputs = [nbformat.v4.new_output("error", ename="E", evalue="x")]
+    assert difference(recorded, ran) == "raised E: x"
+
+
+def test_the_comparison_skips_only_what_nbval_skips():
+    recorded = a_printing_cell()
+    ignored = copy.deepcopy(recorded)
+    ignored.source = "# NBVAL_IGNORE_OUTPUT\n" + ignored.source
+    ran = copy.deepcopy(ignored)
+    ran.outputs = []
+    assert difference(ignored, ran) == ""
+    assert "Missing output fields" in difference(recorded, ran)
+
+
+def test_graded_notebooks_are_left_to_the_grading_runs():
+    from conftest import GradedNotebooksToOtter
+
+    ignore = GradedNotebooksToOtter.pytest_ignore_collect
+    config = SimpleNamespace(args=["tests", "notebooks"])
+    for name in GRADED:
+        for folder in ("notebooks", "notebooks/instructor"):
+            assert ignore(ROOT / folder / f"{name}.ipynb", config)
+    assert ignore(ROOT / "notebooks" / "intuition.ipynb", config) is None
+    named = SimpleNamespace(args=["notebooks/mechanics.ipynb"])
+    assert ignore(ROOT / "notebooks" / "mechanics.ipynb", named) is None

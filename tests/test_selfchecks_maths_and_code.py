@@ -320,6 +320,14 @@ def test_causal_check_names_the_mistake(ns, printed):
         X = torch.randn(2, 6, 8)
         return torch.equal(outputs(block, X), outputs(block, X))
 
+    def last_position_only(block):
+        # The chapter's own check: it cannot see a leak to position 0.
+        X = data(block)
+        changed = X.clone()
+        changed[:, -1, 0] += 100.0
+        before = outputs(block, X)[:, :-1]
+        return torch.equal(before, outputs(block, changed)[:, :-1])
+
     def every_feature(block):
         # A layer norm removes the added mean, so no leak can show.
         X = data(block)
@@ -334,6 +342,7 @@ def test_causal_check_names_the_mistake(ns, printed):
         (wrong_width, "on a block of width 6"),
         (wrong_direction, "rejected a causal PreNormBlock"),
         (first_output_only, "one ahead"),
+        (last_position_only, "position 0 only"),
         (lambda block: None, "returned None"),
         (12, "expected a function"),
     ]
@@ -367,7 +376,12 @@ def test_shape_check_names_the_mistake(ns, printed):
     def rejects_everything(block):
         return False
 
+    def output_only(block):
+        # The chapter's own check, at the block's width: no weights.
+        return keeps_shapes(block, [(1, 1), (2, 4), (3, 7), (8, 16)])
+
     cases = [
+        (output_only, "averages its weights over the heads"),
         (one_shape, "accepted a block that loses an axis of length 1"),
         (length_four_only, "accepted a block that works only at length 4"),
         (wrong_width, "on a block of width 8"),
@@ -380,10 +394,13 @@ def test_shape_check_names_the_mistake(ns, printed):
 
 def test_shape_check_accepts_a_test_that_catches_errors(ns, printed):
     def careful(block):
+        heads = block.config.heads
         try:
             for B, S in [(1, 1), (2, 5)]:
                 X = torch.zeros(B, S, block.config.width)
-                if outputs(block, X).shape != X.shape:
+                with torch.no_grad():
+                    Y, weights = block(X, need_weights=True)
+                if Y.shape != X.shape or weights.shape != (B, heads, S, S):
                     return False
         except RuntimeError:
             return False

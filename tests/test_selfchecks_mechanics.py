@@ -30,10 +30,16 @@ def test_reference_solution_passes(ns, printed):
     assert message.startswith("Passes")
 
 
+def hand_gelu(x):
+    """GELU written out, as a learner must: x * Phi(x)."""
+    return x * 0.5 * (1 + torch.erf(x / 2**0.5))
+
+
 def test_tanh_approximation_passes(ns, printed):
     def tanh_gelu_ffn(sequence, W1, W2):
-        hidden = torch.nn.functional.gelu(sequence @ W1.T, approximate="tanh")
-        return hidden @ W2.T
+        h = sequence @ W1.T
+        inner = (2 / torch.pi) ** 0.5 * (h + 0.044715 * h**3)
+        return (0.5 * h * (1 + torch.tanh(inner))) @ W2.T
 
     passed, _ = run_check(ns, printed, tanh_gelu_ffn)
     assert passed is True
@@ -72,7 +78,7 @@ def test_no_activation_fails(ns, printed):
 
 def test_hidden_layer_returned_fails_on_shape(ns, printed):
     def hidden_only(sequence, W1, W2):
-        return torch.nn.functional.gelu(sequence @ W1.T)
+        return hand_gelu(sequence @ W1.T)
 
     passed, message = run_check(ns, printed, hidden_only)
     assert passed is False
@@ -82,7 +88,7 @@ def test_hidden_layer_returned_fails_on_shape(ns, printed):
 
 def test_untransposed_weight_fails_without_traceback(ns, printed):
     def untransposed(sequence, W1, W2):
-        return torch.nn.functional.gelu(sequence @ W1) @ W2.T
+        return hand_gelu(sequence @ W1) @ W2.T
 
     passed, message = run_check(ns, printed, untransposed)
     assert passed is False
@@ -118,8 +124,8 @@ def test_result_instead_of_function_fails(ns, printed):
 
 def test_gelu_after_second_layer_is_off(ns, printed):
     def gelu_twice(sequence, W1, W2):
-        hidden = torch.nn.functional.gelu(sequence @ W1.T)
-        return torch.nn.functional.gelu(hidden @ W2.T)
+        hidden = hand_gelu(sequence @ W1.T)
+        return hand_gelu(hidden @ W2.T)
 
     passed, message = run_check(ns, printed, gelu_twice)
     assert passed is False
@@ -145,3 +151,37 @@ def test_non_finite_output_fails(ns, printed):
     passed, message = run_check(ns, printed, with_nan)
     assert passed is False
     assert "finite" in message
+
+
+def pytorch_gelu(sequence, W1, W2):
+    return torch.nn.functional.gelu(sequence @ W1.T) @ W2.T
+
+
+def pytorch_tanh_gelu(sequence, W1, W2):
+    return torch.nn.GELU(approximate="tanh")(sequence @ W1.T) @ W2.T
+
+
+def silu_ffn(sequence, W1, W2):
+    hidden = sequence @ W1.T
+    return (hidden * torch.sigmoid(hidden)) @ W2.T
+
+
+def phi_without_the_change_of_variable(sequence, W1, W2):
+    hidden = sequence @ W1.T
+    return (hidden * 0.5 * (1 + torch.erf(hidden))) @ W2.T
+
+
+@pytest.mark.parametrize(
+    ("wrong", "says"),
+    [
+        (pytorch_gelu, "calls PyTorch's GELU"),
+        (pytorch_tanh_gelu, "calls PyTorch's GELU"),
+        (silu_ffn, "is SiLU"),
+        (phi_without_the_change_of_variable, "Phi(1) is about 0.841"),
+    ],
+)
+def test_gelu_of_ones_own_is_required(ns, printed, wrong, says):
+    passed, message = run_check(ns, printed, wrong)
+    assert passed is False
+    assert says in message
+    assert "erf" not in message  # the hint never spells out Phi

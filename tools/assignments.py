@@ -98,6 +98,7 @@ class Question:
     check: str = ""
     answer: str = ""
     solution: str = ""
+    helpers: list[str] = field(default_factory=list)
     hidden: list[str] = field(default_factory=list)
 
     @property
@@ -163,6 +164,16 @@ def questions(parsed: qmd.Qmd) -> list[Question]:
             call = CHECK_CALL.match(last)
             if call and call.group(1) == found[name].check:
                 found[name].solution = code_of(cell.source)
+        elif kind == "solution":
+            # A helper the solution needs (`solution-zero-branch-helper`),
+            # in a cell of its own before it: the solutions notebook
+            # holds it too, or the reference answer fails there.
+            owner = next(
+                (q for q in found.values() if name.startswith(f"{q.name}-")),
+                None,
+            )
+            if owner is not None and not owner.solution:
+                owner.helpers.append(code_of(cell.source))
         elif kind == "hidden":
             owner = next(
                 (q for q in found.values() if name.startswith(q.name)), None
@@ -206,7 +217,8 @@ def solution_cell(question: Question) -> str:
     body = "\n".join(starter[:-1]).rstrip("\n")
     solution = question.solution.split("\n")
     reference = CHECK_CALL.match(solution[-1]).group(2)
-    hidden = "\n".join(solution[:-1]).rstrip("\n")
+    parts = [*question.helpers, "\n".join(solution[:-1]).rstrip("\n")]
+    hidden = "\n\n\n".join(parts)
     return (
         f"{body}\n\n\n# BEGIN SOLUTION NO PROMPT\n{hidden}\n\n\n"
         f"{question.answer} = {reference}\n# END SOLUTION\n{starter[-1]}"
@@ -298,14 +310,18 @@ def bundle(name: str, destination: Path):
     """
     result = run_otter_assign(name, destination)
     student = nbformat.read(result / "student" / f"{name}.ipynb", 4)
+    return student, bundled_tests(result)
+
+
+def bundled_tests(result: Path) -> dict[str, str]:
+    """{question: source of tests/<question>.py} in an autograder zip."""
     archive = next((result / "autograder").glob("*.zip"))
     with zipfile.ZipFile(archive) as bundled:
-        tests = {
+        return {
             Path(item).stem: bundled.read(item).decode("utf-8")
             for item in bundled.namelist()
             if item.startswith("tests/") and item.endswith(".py")
         }
-    return student, tests
 
 
 def write_student_assignment(name: str) -> Path:

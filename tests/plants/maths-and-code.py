@@ -1,0 +1,189 @@
+# Planted wrong answers to the maths-and-code assignment
+# (tests/test_grading.py).
+#
+# Each cell, opened by `# %% <question>: <words>`, is what a learner might
+# submit for that question. The grading run appends it, after every cell of
+# the instructor notebook, and grades it with `grader.check`: it must score
+# 0 and its public test must fail with a sentence containing <words>.
+# ruff: noqa: F811, F821
+
+# %% complete-block: uses nn.MultiheadAttention
+MyBlock = PreNormBlock
+
+
+# %% complete-block: the future leaks in
+class MyBlock(SolutionBlock):
+    def attention(self, Z):
+        B, S, D = Z.shape
+        Q, K, V = (self.heads(f(Z)) for f in (self.q, self.k, self.v))
+        scores = Q @ K.transpose(-2, -1) / Q.shape[-1] ** 0.5
+        joined = (scores.softmax(dim=-1) @ V).transpose(1, 2)
+        return self.out(joined.reshape(B, S, D))
+
+
+Unmasked = MyBlock
+
+
+# %% complete-block: one head
+class MyBlock(SolutionBlock):
+    def heads(self, T):
+        return T[:, None]  # (B, 1, S, D)
+
+
+# %% complete-block: normalises after each residual sum
+class MyBlock(SolutionBlock):
+    def forward(self, X):
+        H = self.norm_attn(X + self.attention(X))
+        return self.norm_ffn(H + self.ffn(H))
+
+
+# %% post-norm: computes pre-norm
+MyPostNormBlock = SolutionBlock
+
+
+# %% post-norm: without the causal mask
+class MyPostNormBlock(Unmasked):
+    def forward(self, X):
+        H = self.norm_attn(X + self.attention(X))
+        return self.norm_ffn(H + self.ffn(H))
+
+
+# %% post-norm: layer norms are swapped
+class MyPostNormBlock(SolutionBlock):
+    def forward(self, X):
+        H = self.norm_ffn(X + self.attention(X))
+        return self.norm_attn(H + self.ffn(H))
+
+
+# %% post-norm: ReLU FFN
+class MyPostNormBlock(SolutionBlock):
+    def __init__(self, config):
+        super().__init__(config)
+        self.ffn[1] = nn.ReLU()
+
+    def forward(self, X):
+        H = self.norm_attn(X + self.attention(X))
+        return self.norm_ffn(H + self.ffn(H))
+
+
+# %% post-norm: uses nn.MultiheadAttention
+MyPostNormBlock = PostNormBlock
+
+
+# %% padding: comes after a real token
+def my_padding_mask(lengths, length):
+    return torch.arange(length)[None, :] >= lengths[:, None]
+
+
+# %% padding: True marks the real tokens
+def my_padding_mask(lengths, length):
+    return torch.arange(length)[None, :] >= (length - lengths)[:, None]
+
+
+# %% padding: padded ones
+def my_padding_mask(lengths, length):
+    return torch.arange(length)[None, :] <= (length - lengths)[:, None]
+
+
+# %% padding: dtype
+def my_padding_mask(lengths, length):
+    return (
+        torch.arange(length)[None, :] < (length - lengths)[:, None]
+    ).float()
+
+
+# %% zero-branch: build test inputs from block.config
+def my_zero_branch_test(block):
+    X_test = torch.randn(2, 5, 6)
+    quiet = silenced(block, ["attn.out_proj", "ffn.2"])
+    with torch.no_grad():
+        return torch.equal(quiet(X_test), X_test)
+
+
+# %% zero-branch: without norm_ffn
+def my_zero_branch_test(block):
+    X_test = torch.randn(2, 5, block.config.width)
+    quiet = silenced(block, ["attn.out_proj", "ffn.2"])
+    with torch.no_grad():
+        return torch.equal(quiet(X_test), X_test)
+
+
+# %% zero-branch: adds the normalised input
+def my_zero_branch_test(block):
+    return True
+
+
+# %% causal: see one ahead
+def my_causal_test(block):
+    generator = torch.Generator().manual_seed(0)
+    X_test = torch.randn(2, 6, block.config.width, generator=generator)
+    X_changed = X_test.clone()
+    X_changed[:, -1, 0] += 100.0
+    with torch.no_grad():
+        return torch.allclose(block(X_test)[:, 0], block(X_changed)[:, 0])
+
+
+# %% causal: with no mask
+def my_causal_test(block):
+    generator = torch.Generator().manual_seed(0)
+    X_test = torch.randn(2, 6, block.config.width, generator=generator)
+    X_changed = X_test.clone()
+    X_changed[:, -1] += 100.0  # layer norm removes it again
+    with torch.no_grad():
+        before, after = block(X_test)[:, :-1], block(X_changed)[:, :-1]
+    return torch.allclose(before, after, atol=1e-6)
+
+
+# %% causal: position 0 only
+def my_causal_test(block):
+    generator = torch.Generator().manual_seed(0)
+    X_test = torch.randn(2, 6, block.config.width, generator=generator)
+    X_changed = X_test.clone()  # the chapter's check, at the last position
+    X_changed[:, -1, 0] += 100.0
+    with torch.no_grad():
+        before, after = block(X_test)[:, :-1], block(X_changed)[:, :-1]
+    return torch.equal(before, after)
+
+
+# %% shapes: loses an axis of length 1
+def my_shape_test(block):
+    X_test = torch.randn(2, 4, block.config.width)
+    with torch.no_grad():
+        return block(X_test).shape == X_test.shape
+
+
+# %% shapes: loses an axis of length 1
+def my_shape_test(block):
+    for B, S in [(2, 4), (3, 7)]:
+        X_test = torch.randn(B, S, block.config.width)
+        with torch.no_grad():
+            if block(X_test).shape != X_test.shape:
+                return False
+    return True
+
+
+# %% shapes: averages its weights over the heads
+def my_shape_test(block):
+    for B, S in [(1, 1), (2, 4), (3, 7), (8, 16)]:  # the chapter's check
+        Y_any = block(torch.randn(B, S, block.config.width))
+        if tuple(Y_any.shape) != (B, S, block.config.width):
+            return False
+    return True
+
+
+# %% gradient: pile up
+def my_gradient_norms(blocks, X, R):
+    X_leaf, norms = X.clone().requires_grad_(True), []
+    for depth in range(1, len(blocks) + 1):
+        Y = X_leaf
+        for block in blocks[:depth]:
+            Y = block(Y)
+        (Y * R).sum().backward()
+        norms.append(float(X_leaf.grad.norm()))
+    return norms
+
+
+# %% gradient: gradient_norms_by_depth
+def my_gradient_norms(blocks, X, R):
+    with torch.no_grad():
+        return [float(Y.norm()) for Y in outputs_by_depth(blocks, X)]

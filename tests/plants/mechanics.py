@@ -1,0 +1,35 @@
+# Planted wrong answers to the mechanics assignment (tests/test_grading.py).
+#
+# Each cell, opened by `# %% <question>: <words>`, is what a learner might
+# submit for that question. The grading run appends it, after every cell of
+# the instructor notebook, and grades it with `grader.check`: it must score
+# 0 and its public test must fail with a sentence containing <words>.
+# ruff: noqa: F811, F821
+
+# %% gelu-ffn: still uses ReLU
+def my_gelu_ffn(sequence, W1, W2):
+    return relu_ffn(sequence, W1, W2)
+
+
+# %% gelu-ffn: applies no activation
+def my_gelu_ffn(sequence, W1, W2):
+    return sequence @ W1.T @ W2.T
+
+
+# %% gelu-ffn: first input's result
+first_result = solution_gelu_ffn(sequence, W1, W2)
+
+
+def my_gelu_ffn(sequence, W1, W2):
+    return first_result.clone()
+
+
+# %% gelu-ffn: calls PyTorch's GELU
+def my_gelu_ffn(sequence, W1, W2):
+    return nn.functional.gelu(sequence @ W1.T) @ W2.T
+
+
+# %% gelu-ffn: SiLU
+def my_gelu_ffn(sequence, W1, W2):
+    hidden = sequence @ W1.T
+    return (hidden * torch.sigmoid(hidden)) @ W2.T

@@ -1,0 +1,99 @@
+# Planted wrong answers to the systems assignment (tests/test_grading.py).
+#
+# Each cell, opened by `# %% <question>: <words>`, is what a learner might
+# submit for that question. The grading run appends it, after every cell of
+# the instructor notebook, and grades it with `grader.check`: it must score
+# 0 and its public test must fail with a sentence containing <words>.
+# ruff: noqa: F811, F821
+
+# %% saved-bytes: the rows' own sizes
+def my_saved_bytes(fn, *inputs):
+    sizes = []
+
+    def pack(T):
+        sizes.append(T.numel() * T.element_size())  # every time, views too
+        return T
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T):
+        fn(*inputs)
+    return sum(sizes)
+
+
+# %% saved-bytes: a number of elements
+def my_saved_bytes(fn, *inputs):
+    sizes = {}
+
+    def pack(T):
+        sizes[T.untyped_storage().data_ptr()] = T.numel()
+        return T
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T):
+        fn(*inputs)
+    return sum(sizes.values())
+
+
+# %% saved-bytes: you counted nothing
+def my_saved_bytes(fn, *inputs):
+    return 0
+
+
+# %% kv-cache: you counted one block
+def my_kv_cache_bytes(B, S, D, blocks, bytes_per_element):
+    return 2 * B * S * D * bytes_per_element
+
+
+# %% kv-cache: you counted half the cache
+def my_kv_cache_bytes(B, S, D, blocks, bytes_per_element):
+    return blocks * B * S * D * bytes_per_element
+
+
+# %% cached-offset: Offset is 0
+def my_next_output(block, token, cache):
+    X_new = token + sinusoidal(0, 1, block.config.width)
+    return cached_step(block, X_new, cache)[0]
+
+
+# %% cached-offset: Offset is 4
+def my_next_output(block, token, cache):
+    X_new = token + sinusoidal(cache.length - 1, 1, block.config.width)
+    return cached_step(block, X_new, cache)[0]
+
+
+# %% cached-offset: no positional encoding
+def my_next_output(block, token, cache):
+    return cached_step(block, token, cache)[0]
+
+
+# %% ffn-bytes: formulas give for config.ff_width
+def my_ffn_activation_bytes(block, X):
+    B, S, D = X.shape
+    return B * S * (2 * block.config.ff_width + D) * X.element_size()
+
+
+# %% ffn-bytes: activation's output alone
+def my_ffn_activation_bytes(block, X):
+    return measure_activations(block, X)["ffn_hidden"]
+
+
+def ffn_outputs(block, X):
+    """What the FFN's three layers return, by forward hooks."""
+    seen = []
+    parts = [block.ffn.up, block.ffn.act, block.ffn.down]
+    handles = [
+        part.register_forward_hook(lambda m, i, out: seen.append(out))
+        for part in parts
+    ]
+    block(X)
+    for handle in handles:
+        handle.remove()
+    return seen
+
+
+# %% ffn-bytes: number of elements
+def my_ffn_activation_bytes(block, X):
+    return sum(T.numel() for T in ffn_outputs(block, X))
+
+
+# %% ffn-bytes: Off by a factor of 2
+def my_ffn_activation_bytes(block, X):
+    return sum(T.numel() for T in ffn_outputs(block, X)) * 2
