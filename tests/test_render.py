@@ -185,10 +185,6 @@ def test_site_loads_only_what_a_page_needs(rendered):
         text = page.read_text(encoding="utf-8")
         name = page.relative_to(site)
         assert not re.search(r'<span id="cb\d+-\d+">', text), name
-        for link in re.findall(
-            r"<link [^>]*quarto-color-alternate[^>]*>", text
-        ):
-            assert 'rel="disabled-stylesheet"' in link, (name, link)
         if "quarto-search.js" in text:
             assert "data-tb-lazy-scripts" in text, name
             assert "data-tb-header-offset" in text, name

@@ -78,24 +78,6 @@ def test_tooltip_scripts_stay_if_quarto_calls_tippy_differently():
     assert lazy.lazy_scripts(changed) == changed
 
 
-def test_other_scheme_is_fetched_only_when_wanted():
-    head = (
-        '<link href="b.css" rel="stylesheet" class="quarto-color-scheme" '
-        'id="quarto-bootstrap">\n'
-        '<link href="b-dark.css" rel="stylesheet" media="(prefers-color-'
-        'scheme: dark)" class="quarto-color-scheme quarto-color-alternate" '
-        'id="quarto-bootstrap">\n'
-    )
-    original = page().replace("</head>", head + "</head>")
-    finished = lazy.scheme_on_demand(original)
-    assert '<link href="b.css" rel="stylesheet"' in finished
-    assert '<link href="b-dark.css" rel="disabled-stylesheet"' in finished
-    script = finished.index("data-tb-scheme-load")
-    assert finished.index("b-dark.css") < script < finished.index("</head>")
-    assert 'localStorage.getItem("quarto-color-scheme")' in finished
-    assert lazy.scheme_on_demand(finished) == finished
-
-
 def test_header_height_is_set_before_the_first_paint():
     finished = lazy.header_offset(page())
     after = finished.index("</header>\n") + len("</header>\n")

@@ -13,9 +13,6 @@ postrender.py applies these to every page after each render:
   opens the search, and at once on a wide screen (where the search box
   is in the sidebar) and when the page is opened from a search result
   (`?q=`). A click on a toggle before Bootstrap has loaded is replayed.
-- The other colour scheme: the stylesheets of the scheme the reader does
-  not use are not fetched until the system scheme or the toggle asks for
-  them (a stored choice is applied before the first paint).
 - The fixed header's height is set on the body before the first paint;
   Quarto's script sets it once the page is parsed, which moved the whole
   page down after it was drawn (a layout shift).
@@ -120,28 +117,6 @@ LOADER = """<script data-tb-lazy-scripts>
 })();
 </script>
 """
-ALTERNATE_LINK = re.compile(
-    r'<link href="[^"]*" rel="stylesheet"[^>]*class="quarto-color-scheme '
-    r'quarto-color-alternate"[^>]*>'
-)
-SCHEME_LOAD = """<script data-tb-scheme-load>
-// The other scheme's stylesheets load only when asked for; a stored
-// choice applies before the first paint (tools/site/lazy.py).
-(() => {
-  let stored = null;
-  try {
-    stored = localStorage.getItem("quarto-color-scheme");
-  } catch (error) {}
-  const dark = stored ? stored === "alternate"
-    : matchMedia("(prefers-color-scheme: dark)").matches;
-  for (const link of document.querySelectorAll("link.quarto-color-scheme")) {
-    const alternate = link.classList.contains("quarto-color-alternate");
-    if (alternate && dark) link.rel = "stylesheet";
-    if (stored && alternate === dark) link.media = "all";
-  }
-})();
-</script>
-"""
 HEADER_END = "</header>\n"
 HEADER_OFFSET = """<script data-tb-header-offset>
 // The fixed header's height before the first paint (tools/site/lazy.py).
@@ -174,23 +149,6 @@ def lazy_scripts(page: str) -> str:
     loader = LOADER.replace("SOURCES", json.dumps(sources))
     body = page[head_end:].replace(TIPPY_CALL, "window.tbTippy(el, config);")
     return head + loader + body
-
-
-def scheme_on_demand(page: str) -> str:
-    """The other scheme's stylesheets fetched only when it is wanted."""
-    if "data-tb-scheme-load" in page:
-        return page
-    links = list(ALTERNATE_LINK.finditer(page))
-    if not links:
-        return page
-    page = ALTERNATE_LINK.sub(
-        lambda m: m.group(0).replace(
-            'rel="stylesheet"', 'rel="disabled-stylesheet"', 1
-        ),
-        page,
-    )
-    head_end = page.find("</head>")
-    return page[:head_end] + SCHEME_LOAD + page[head_end:]
 
 
 def header_offset(page: str) -> str:

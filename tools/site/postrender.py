@@ -38,9 +38,9 @@ It rewrites each HTML page of the site in place, and is idempotent:
 
 Its siblings do the rest, each described in its docstring:
 
-- lazy.py: search and hover previews load when first wanted, the other
-  colour scheme's stylesheets only when asked for, and the fixed
-  header's height is set before the first paint (no layout shift).
+- lazy.py: search, hover previews and Bootstrap's script load when first
+  wanted, and the fixed header's height is set before the first paint
+  (no layout shift).
 - dom.py: AnchorJS's heading links and one wrapper per code block (not
   one per line) are written here, so the page is laid out fewer times.
 - icons.py: a 1.5 KB WOFF2 of the icons the site uses replaces Quarto's
@@ -323,7 +323,7 @@ def finish(page: str, anchor_font: str | None = None) -> str:
     page = dom.single_code_wrappers(focusable_tables(page))
     page = dom.prebuilt_anchors(page, anchor_font)
     page = lazy.lazy_scripts(defer_head_scripts(lazy_ojs(page)))
-    page = lazy.scheme_on_demand(scheme_media(page))
+    page = scheme_media(page)
     return lazy.header_offset(focusable_outputs(page))
 
 
