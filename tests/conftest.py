@@ -7,6 +7,7 @@ import functools
 import gc
 import importlib
 import io
+import json
 import os
 import shutil
 import sys
@@ -147,9 +148,12 @@ class GradedNotebooksToOtter:
 
     Its two otter grading runs of a graded chapter execute the student and
     the instructor notebook, and compare every output with nbval's own
-    comparison, so nbval does not execute them a second time; a notebook
-    named on the command line still runs under nbval. A plugin, not a hook
-    of this file, whose collection hooks reach only tests/.
+    comparison, so nbval does not execute them a second time. Likewise a
+    student notebook whose code is its instructor notebook's cut short
+    (`code_is_a_prefix`): nbval's run of the instructor notebook executes
+    it. A notebook named on the command line still runs under nbval. A
+    plugin, not a hook of this file, whose collection hooks reach only
+    tests/.
     """
 
     @staticmethod
@@ -162,7 +166,35 @@ class GradedNotebooksToOtter:
         if folder in (ROOT / "notebooks", ROOT / "notebooks" / "instructor"):
             if collection_path.stem in _graded_chapters():
                 return True
+        instructor = ROOT / "notebooks" / "instructor" / collection_path.name
+        if folder == ROOT / "notebooks" and code_is_a_prefix(
+            collection_path, instructor
+        ):
+            return True
         return None
+
+
+def code_is_a_prefix(student: Path, instructor: Path) -> bool:
+    """Whether the student notebook's code is the instructor's, cut short.
+
+    Then every solution cell comes after the last public one, and nbval's
+    run of the instructor notebook executes the student notebook's cells in
+    the same order from the same state: a fresh kernel running the student
+    notebook alone prints what they print there, and test_editions keeps
+    the two notebooks' recorded outputs equal. A chapter with a solution
+    cell before a public one runs under nbval in both editions.
+    """
+    if not instructor.is_file():
+        return False
+
+    def code(path: Path) -> list[str]:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        return [
+            "".join(c["source"]) for c in cells if c["cell_type"] == "code"
+        ]
+
+    ours, theirs = code(student), code(instructor)
+    return theirs[: len(ours)] == ours
 
 
 def _named_paths(config) -> set[str]:
