@@ -7,6 +7,7 @@ assignments with `otter assign` and grades them with otter.
 
 import leaks
 import nbformat
+import pytest
 from conftest import ROOT, copy_book
 
 import assignments
@@ -132,3 +133,34 @@ def test_an_answer_without_its_helper_is_reported(monkeypatch):
     )
     problems = undefined_in_solutions("maths-and-code")
     assert problems == ["maths-and-code, zero-branch: ['silenced']"]
+
+
+def test_grading_names_a_missing_submission(tmp_path):
+    with pytest.raises(SystemExit, match="no such submission"):
+        assignments.grade("mechanics", [tmp_path / "absent.ipynb"])
+
+
+def test_a_submission_otter_could_not_grade_is_not_a_zero(
+    tmp_path, monkeypatch, capsys
+):
+    autograder = tmp_path / "mechanics" / "dist" / "autograder"
+    autograder.mkdir(parents=True)
+    (autograder / "mechanics-autograder.zip").write_bytes(b"")
+    graded, crashed = tmp_path / "graded.ipynb", tmp_path / "crashed.ipynb"
+    for submission in (graded, crashed):
+        submission.write_text("{}", encoding="utf-8")
+    monkeypatch.setattr(assignments, "BUNDLES", tmp_path)
+    monkeypatch.setattr(
+        assignments,
+        "otter_run",
+        lambda archive, submission, output: (
+            {} if submission == crashed else {"gelu-ffn": 4}
+        ),
+    )
+    table = assignments.grade("mechanics", [graded, crashed], jobs=1)
+    rows = table.read_text(encoding="utf-8").splitlines()
+    assert rows[1:] == [
+        "graded.ipynb,4,4",
+        "crashed.ipynb,not graded,not graded",
+    ]
+    assert "crashed.ipynb was not graded" in capsys.readouterr().err

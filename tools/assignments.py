@@ -342,7 +342,9 @@ def build(name: str) -> Path:
 
 def otter_run(archive: Path, submission: Path, output: Path) -> dict:
     """`otter run` (local, no Docker) on one notebook: {question: score}."""
-    output.mkdir(parents=True, exist_ok=True)
+    # A run that writes no results must not find an earlier run's.
+    shutil.rmtree(output, ignore_errors=True)
+    output.mkdir(parents=True)
     command = [sys.executable, "-m", "otter", "run", "-a", str(archive)]
     command += [str(submission), "-o", str(output)]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -355,7 +357,14 @@ def otter_run(archive: Path, submission: Path, output: Path) -> dict:
 
 
 def grade(name: str, submissions: list[Path], jobs: int = 2) -> Path:
-    """Grade every submission with `otter run`; write grades.csv."""
+    """Grade every submission with `otter run`; write grades.csv.
+
+    A submission otter could not grade (no results) is listed on stderr
+    and its row says "not graded", not a score of 0.
+    """
+    missing = [str(s) for s in submissions if not s.is_file()]
+    if missing:
+        raise SystemExit(f"grade: no such submission: {', '.join(missing)}")
     archive = next((BUNDLES / name / "dist" / "autograder").glob("*.zip"))
     names = [q.name for q in questions(qmd.parse(chapter_path(name)))]
     outputs = [BUNDLES / name / "results" / s.stem for s in submissions]
@@ -370,6 +379,12 @@ def grade(name: str, submissions: list[Path], jobs: int = 2) -> Path:
         writer = csv.writer(handle)
         writer.writerow(["submission", *names, "total"])
         for submission, score in zip(submissions, scores, strict=True):
+            if not score:
+                print(f"grade: {submission} was not graded", file=sys.stderr)
+                writer.writerow(
+                    [submission.name, *["not graded"] * (len(names) + 1)]
+                )
+                continue
             row = [score.get(q, 0) for q in names]
             writer.writerow([submission.name, *row, sum(row)])
     return table
