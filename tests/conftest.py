@@ -39,7 +39,7 @@ os.environ["MKL_NUM_THREADS"] = "1"
 
 
 def pytest_configure(config):
-    config.pluginmanager.register(GradedNotebooksToOtter())
+    config.pluginmanager.register(NotebooksExecutedElsewhere())
     # Build matplotlib's font cache before any kernel starts; otherwise its
     # one-time notice lands in the first notebook's stderr. Once, in the
     # main process: xdist workers (with `workerinput`) start after it.
@@ -143,17 +143,17 @@ def pytest_xdist_make_scheduler(config, log):
     return HeavyImportsTogether(config, log)
 
 
-class GradedNotebooksToOtter:
-    """Leave the graded chapters' notebooks to tests/test_grading.py.
+class NotebooksExecutedElsewhere:
+    """Leave to other runs the notebooks they already execute.
 
-    Its two otter grading runs of a graded chapter execute the student and
-    the instructor notebook, and compare every output with nbval's own
-    comparison, so nbval does not execute them a second time. Likewise a
-    student notebook whose code is its instructor notebook's cut short
-    (`code_is_a_prefix`): nbval's run of the instructor notebook executes
-    it. A notebook named on the command line still runs under nbval. A
-    plugin, not a hook of this file, whose collection hooks reach only
-    tests/.
+    A graded chapter's two otter grading runs (tests/test_grading.py)
+    execute its student and instructor notebooks and compare every output
+    with nbval's own comparison. nbval's run of an instructor notebook
+    executes its student notebook too when the student's code is the
+    instructor's cut short (`code_is_a_prefix`). nbval executes neither a
+    second time; a notebook named on the command line still runs under
+    nbval. A plugin, not a hook of this file, whose collection hooks reach
+    only tests/.
     """
 
     @staticmethod
@@ -333,9 +333,10 @@ def quarto() -> str | None:
     none (tools/quarto.sh).
     """
     installed = ROOT / ".venv" / "bin" / "quarto"
-    if shutil.which("quarto"):
-        return shutil.which("quarto")
-    return str(installed) if os.access(installed, os.X_OK) else None
+    on_path = shutil.which("quarto")
+    if on_path or not os.access(installed, os.X_OK):
+        return on_path
+    return str(installed)
 
 
 # tools/sitecheck/check_site.mjs: what it needs besides the rendered site.
@@ -361,8 +362,8 @@ def require_site_check() -> None:
     """Skip or fail a test that runs the site check, as this machine allows.
 
     The site check runs wherever Quarto renders the book (`quarto()`), or
-    wherever BOOK_SITECHECK=1 asks for it; BOOK_SITECHECK=0
-    leaves it out (it takes minutes). Asked for and unable to run, the test
+    wherever BOOK_SITECHECK=1 asks for it; BOOK_SITECHECK=0 leaves it out
+    (it takes minutes). Asked for and unable to run, the test
     fails, saying what is missing; otherwise it is skipped with the reason.
     """
     wanted = os.environ.get("BOOK_SITECHECK")

@@ -396,9 +396,9 @@ def test_the_comparison_skips_only_what_nbval_skips():
 
 
 def test_graded_notebooks_are_left_to_the_grading_runs():
-    from conftest import GradedNotebooksToOtter
+    from conftest import NotebooksExecutedElsewhere
 
-    ignore = GradedNotebooksToOtter.pytest_ignore_collect
+    ignore = NotebooksExecutedElsewhere.pytest_ignore_collect
     config = SimpleNamespace(args=["tests", "notebooks"])
     for name in GRADED:
         for folder in ("notebooks", "notebooks/instructor"):

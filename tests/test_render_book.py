@@ -113,6 +113,8 @@ def test_a_failed_format_fails_the_render(book, monkeypatch, to):
     assert code == 3
     name = "website" if to == "html" else "PDF"
     assert f"render: the {name} failed (3)" in log
+    # A failed render leaves no staged figures behind either.
+    assert not (root / "chapters" / "a_files").exists()
 
 
 @pytest.mark.parametrize("to", ["html", "typst"])

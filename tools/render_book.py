@@ -108,6 +108,11 @@ def staged_figures(root: Path) -> set[Path]:
     }
 
 
+def profile_arguments(profiles: list[str]) -> list[str]:
+    """Quarto's `--profile` option for the profiles, if any."""
+    return ["--profile", ",".join(profiles)] if profiles else []
+
+
 def run(command: list[str], folder: Path, echo: bool) -> tuple[int, str]:
     """Run a render; return its exit code and output (echoed if asked)."""
     process = subprocess.Popen(
@@ -139,9 +144,22 @@ def render(
     comes when asked, the PDF's after it.
     """
     root = root or ROOT
-    profile = ["--profile", ",".join(profiles)] if profiles else []
+    profile = profile_arguments(profiles)
     output = output_dir(root, profiles)
     staged = staged_figures(root)
+    try:
+        return render_side_by_side(quarto, profile, root, output, echo)
+    finally:
+        # `--to html` leaves the PDF's figures staged beside the chapters
+        # (a plain `quarto render` removes them once the PDF is made).
+        for folder in staged_figures(root) - staged:
+            shutil.rmtree(folder)
+
+
+def render_side_by_side(
+    quarto: str, profile: list[str], root: Path, output: str, echo: bool
+) -> tuple[int, str]:
+    """The website in root and the PDF in a copy, at once; (code, log)."""
     with tempfile.TemporaryDirectory(prefix="book-pdf-") as scratch:
         copy = Path(scratch) / "book"
         copy_sources(root, copy, {"_book", output})
@@ -164,20 +182,20 @@ def render(
             if code != 0:
                 return code, log + f"render: the {name} failed ({code})\n"
         copy_pdf_results(copy, root, output)
-    # `--to html` leaves the PDF's figures staged beside the chapters (a
-    # plain `quarto render` removes them once the PDF is made).
-    for folder in staged_figures(root) - staged:
-        shutil.rmtree(folder)
     return 0, log
 
 
 def render_as_asked(
-    quarto: str, arguments: list[str], profiles: list[str]
+    quarto: str,
+    arguments: list[str],
+    profiles: list[str],
+    root: Path | None = None,
 ) -> tuple[int, str]:
     """One `quarto render ARGUMENTS`, its pages finished; (code, log)."""
-    profile = ["--profile", ",".join(profiles)] if profiles else []
-    code, log = run([quarto, "render", *arguments, *profile], ROOT, True)
-    site = ROOT / output_dir(ROOT, profiles)
+    root = root or ROOT
+    command = [quarto, "render", *arguments, *profile_arguments(profiles)]
+    code, log = run(command, root, echo=True)
+    site = root / output_dir(root, profiles)
     if code == 0 and site.is_dir():
         postrender.main([str(site)])
     return code, log
