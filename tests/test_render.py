@@ -182,12 +182,41 @@ def test_site_loads_only_what_a_page_needs(rendered):
     for sheet in libs.glob("bootstrap*.min.css"):
         assert sheet.stat().st_size < 250_000, sheet.name
     for page in sorted(site.rglob("*.html")):
-        text = page.read_text(encoding="utf-8")
-        name = page.relative_to(site)
-        assert not re.search(r'<span id="cb\d+-\d+">', text), name
-        if "quarto-search.js" in text:
-            assert "data-tb-lazy-scripts" in text, name
-            assert "data-tb-header-offset" in text, name
+        assert_finished(page.read_text(encoding="utf-8"), page.name)
+
+
+def assert_finished(text, name):
+    """A page the post-render step finished (tools/site/postrender.py)."""
+    assert not re.search(r'<span id="cb\d+-\d+">', text), name
+    # Every code block has the size it takes while it is skipped.
+    for block in re.findall(r'<div class="sourceCode\b[^>]*>', text):
+        assert "--tb-lines:" in block, (name, block)
+    if "quarto-search.js" in text:
+        assert "data-tb-lazy-scripts" in text, name
+        assert "data-tb-header-offset" in text, name
+    # Maths drawn at build time: no formula left for the browser to draw.
+    assert not re.search(r'<span class="math (inline|display)">\\', text)
+
+
+@needs_quarto
+def test_a_page_rendered_alone_is_finished(rendered, tmp_path):
+    """One chapter's page, `bash tools/render.sh chapters/x.qmd --to html`.
+
+    Quarto runs the post-render step for it too, so it is finished as the
+    whole render's pages are.
+    """
+    copy, log, code = rendered
+    assert code == 0, log[-4000:]
+    alone = tmp_path / "book"
+    shutil.copytree(copy, alone, symlinks=True)
+    page = alone / "_book" / "chapters" / "intuition.html"
+    page.unlink()
+    with mock.patch.dict(os.environ, {"QUARTO_PYTHON": sys.executable}):
+        code, log = render_book.render_as_asked(
+            QUARTO, ["chapters/intuition.qmd", "--to", "html"], [], alone
+        )
+    assert code == 0, log[-4000:]
+    assert_finished(page.read_text(encoding="utf-8"), page.name)
 
 
 @needs_quarto

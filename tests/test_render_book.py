@@ -132,13 +132,9 @@ def test_render_sh_uses_render_book_for_the_whole_book():
     assert call in script
 
 
-def test_one_page_is_rendered_as_asked_and_finished(book, monkeypatch):
+def test_one_page_is_rendered_as_asked(book, monkeypatch):
     root, quarto = book
-    finished = []
     monkeypatch.setattr(render_book, "ROOT", root)
-    monkeypatch.setattr(render_book.postrender, "main", finished.append)
     assert render_book.main([quarto, "chapters/a.qmd", "--to", "html"]) == 0
     assert (root / "ran-html").read_text() == str(root)
     assert not (root / "_book" / PDF).exists()
-    # Quarto skips the post-render step for one page: it is run here.
-    assert finished == [[str(root / "_book")]]

@@ -159,14 +159,63 @@ def test_code_lines_stay_wrapped_where_annotations_use_them():
     assert dom.single_code_wrappers(annotated) == annotated
 
 
+def test_a_code_block_carries_its_line_counts():
+    block = f'<div class="sourceCode cell-code" id="cb3">{CODE}</div>'
+    finished = dom.sized_code_blocks(page(block))
+    # Four lines, each shorter than a phone's row.
+    assert '<div class="sourceCode cell-code" id="cb3" style="' in finished
+    assert 'style="--tb-lines:4;--tb-phone-lines:4">' in finished
+    assert text_of(finished) == text_of(page(block))
+    assert dom.sized_code_blocks(finished) == finished
+    long = "x = " + " + ".join(["value"] * 12)  # 100 characters
+    wide = f'<div class="sourceCode"><pre><code>{long}\n</code></pre></div>'
+    rows = dom.wrapped_rows(long, dom.PHONE_COLUMNS)
+    assert rows == 3
+    assert f"--tb-lines:2;--tb-phone-lines:{rows + 1}" in (
+        dom.sized_code_blocks(wide)
+    )
+
+
+@pytest.mark.parametrize(
+    "line, rows",
+    [
+        ("", 1),
+        ("x" * 10, 1),
+        ("x" * 10 + " " + "y" * 9, 1),  # exactly a row of 20
+        ("x" * 10 + " " + "y" * 10, 2),  # the word moves to the next row
+        ("    " + "x" * 16, 1),  # indentation counts
+        ("x" * 45, 3),  # a word longer than a row breaks inside
+        ("ab " * 10, 2),
+    ],
+)
+def test_wrapped_rows_of_a_line_of_code(line, rows):
+    assert dom.wrapped_rows(line, 20) == rows
+
+
+def test_the_stylesheet_sizes_skipped_code_by_the_counts_written():
+    scss = (ROOT / "tools" / "site" / "book.scss").read_text(encoding="utf-8")
+    written = re.findall(
+        r"(--tb-[a-z-]+):",
+        dom.sized_code_blocks(
+            '<div class="sourceCode"><pre><code>x</code></pre></div>'
+        ),
+    )
+    assert written == ["--tb-lines", "--tb-phone-lines"]
+    for name in written:
+        assert f"var({name}," in scss
+    assert "content-visibility: auto;" in scss
+
+
 def test_finish_applies_the_speed_work():
+    block = f'<div class="sourceCode" id="cb3">{CODE}</div>'
     finished = postrender.finish(
-        page(CODE + '<h2 class="anchored" data-anchor-id="a">A</h2>'), FONT
+        page(block + '<h2 class="anchored" data-anchor-id="a">A</h2>'), FONT
     )
     assert "data-tb-lazy-scripts" in finished
     assert "data-tb-header-offset" in finished
     assert 'id="cb3-1"' not in finished
     assert '<style class="anchorjs">' in finished
+    assert 'style="--tb-lines:4;' in finished
 
 
 # ------------------------------------------------------------- prune_css.py

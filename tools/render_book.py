@@ -15,9 +15,8 @@ are copied back, exactly where a plain `quarto render` puts them.
 
 Any other arguments are Quarto's own, for one render as asked (one
 chapter's page, one format). Quarto runs the post-render step
-(tools/site/postrender.py) only when it renders the whole book, so it is
-run here after such a render, and a page rendered alone is finished as the
-published one is.
+(tools/site/postrender.py) after that render too, so a page rendered
+alone is finished as the published one is (tests/test_render.py).
 
 Quarto's exit code passes through; its warnings are listed, and any makes
 the exit code 1 (tools/render_log.py says which lines are warnings).
@@ -37,9 +36,6 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import render_log  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "site"))
-import postrender  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # Not needed to make the PDF: version control, environments, caches,
@@ -191,14 +187,9 @@ def render_as_asked(
     profiles: list[str],
     root: Path | None = None,
 ) -> tuple[int, str]:
-    """One `quarto render ARGUMENTS`, its pages finished; (code, log)."""
-    root = root or ROOT
+    """One `quarto render ARGUMENTS`: (code, log)."""
     command = [quarto, "render", *arguments, *profile_arguments(profiles)]
-    code, log = run(command, root, echo=True)
-    site = root / output_dir(root, profiles)
-    if code == 0 and site.is_dir():
-        postrender.main([str(site)])
-    return code, log
+    return run(command, root or ROOT, echo=True)
 
 
 def main(argv: list[str]) -> int:

@@ -13,12 +13,18 @@ postrender.py applies these to every page after each render:
   which the book does not use). A code block keeps one such wrapper for
   all its lines (book.scss gives it the same line height): a tenth of a
   chapter page's elements, and the costliest to lay out.
+- Code block sizes: a browser lays out a code block only when it comes
+  near the screen (`content-visibility: auto` in book.scss); until then
+  the block takes the height of its lines, which are counted here, as a
+  wide screen shows them and as a phone wraps them. Code was two fifths
+  of the elements of `systems.html` and most of its layout work.
 
 Only the standard library: Quarto may run this with any Python 3.
 """
 
 from __future__ import annotations
 
+import html
 import re
 
 # What AnchorJS 5.0.0 (site_libs/quarto-html/anchor.min.js) inserts:
@@ -52,6 +58,15 @@ CODE = re.compile(
 )
 LINE = re.compile(r'<span id="cb\d+-\d+">([^\n]*?)</span>(?=\n|$)')
 LINE_START = re.compile(r'<span id="cb\d+-\d+">')
+CODE_BLOCK = re.compile(
+    r'(<div class="sourceCode\b[^"]*"[^>]*)>(<pre\b.*?</pre>)',
+    re.S,
+)
+TAG = re.compile(r"<[^>]+>")
+WORD = re.compile(r"(\s*)(\S+)")
+# How many characters of code fit on a row of a phone's screen: 32 to 38
+# from 360 to 412 px wide (measured in Chromium).
+PHONE_COLUMNS = 36
 
 
 def anchor_font(script: str) -> str | None:
@@ -112,3 +127,39 @@ def single_code_wrappers(page: str) -> str:
         return f"{match.group(1)}<span>{lines}</span></code>"
 
     return CODE.sub(replace, page)
+
+
+def wrapped_rows(line: str, columns: int) -> int:
+    """The rows a line of code takes when it wraps at `columns` characters.
+
+    As book.scss wraps code: at spaces, and inside a word only when the
+    word is longer than a row.
+    """
+    rows, used = 1, 0
+    for spaces, word in WORD.findall(line):
+        if used and used + len(spaces) + len(word) > columns:
+            rows, used = rows + 1, 0  # the spaces stay on the row before
+        else:
+            used += len(spaces)
+        rows += (used + len(word) - 1) // columns
+        used = (used + len(word) - 1) % columns + 1
+    return rows
+
+
+def sized_code_blocks(page: str) -> str:
+    """Each code block with its line counts, for the size it takes unseen.
+
+    `--tb-lines` is its number of lines (a wide screen does not wrap
+    them) and `--tb-phone-lines` the rows they wrap into on a phone.
+    """
+
+    def replace(match: re.Match) -> str:
+        opening, code = match.groups()
+        if " style=" in opening:
+            return match.group(0)  # sized already (or styled by Quarto)
+        lines = html.unescape(TAG.sub("", code)).split("\n")
+        rows = sum(wrapped_rows(line, PHONE_COLUMNS) for line in lines)
+        sizes = f"--tb-lines:{len(lines)};--tb-phone-lines:{rows}"
+        return f'{opening} style="{sizes}">{code}'
+
+    return CODE_BLOCK.sub(replace, page)

@@ -42,7 +42,9 @@ Its siblings do the rest, each described in its docstring:
   wanted, and the fixed header's height is set before the first paint
   (no layout shift).
 - dom.py: AnchorJS's heading links and one wrapper per code block (not
-  one per line) are written here, so the page is laid out fewer times.
+  one per line) are written here, so the page is laid out fewer times;
+  each code block carries its line counts, the height it takes while the
+  browser skips laying it out.
 - icons.py: a 1.5 KB WOFF2 of the icons the site uses replaces Quarto's
   whole icon font (a `WARN:` fails the render if a page uses another).
 - prune_css.py: Bootstrap's rules that nothing in the site can match are
@@ -321,6 +323,7 @@ def sized_lazy_images(page: str, folder: Path) -> str:
 def finish(page: str, anchor_font: str | None = None) -> str:
     page = CODE_LINE_ANCHOR.sub("", PAGINATION_LABEL.sub(r"\1", page))
     page = dom.single_code_wrappers(focusable_tables(page))
+    page = dom.sized_code_blocks(page)
     page = dom.prebuilt_anchors(page, anchor_font)
     page = lazy.lazy_scripts(defer_head_scripts(lazy_ojs(page)))
     page = scheme_media(page)
