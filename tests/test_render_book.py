@@ -23,6 +23,9 @@ profile = "instructor" in sys.argv
 out = Path("_book-instructor" if profile else "_book")
 out.mkdir(exist_ok=True)
 Path(f"ran-{{to}}").write_text(os.getcwd())
+cache = Path(os.environ.get("JUPYTERCACHE", ".jupyter_cache"))
+cache.mkdir(parents=True, exist_ok=True)
+(cache / f"executed-{{to}}").write_text(os.getcwd())
 if to == "html":
     (out / "index.html").write_text("<html></html>")
     Path("chapters/a_files/figure-typst").mkdir(parents=True)
@@ -75,6 +78,23 @@ def test_website_here_and_pdf_in_a_copy(book):
     assert not (root / "ran-typst").exists(), "the PDF was made in the book"
     assert (root / "_book" / "index.html").is_file()
     assert (root / "_book" / PDF).read_text() == "%PDF"
+
+
+def test_each_format_keeps_its_own_cache_of_executed_chapters(book):
+    root, quarto = book
+    assert render_book.render(quarto, [], root=root, echo=False)[0] == 0
+    # The PDF is made in a copy, which is gone by now; its cache is in the
+    # book for the next render, apart from the website's.
+    caches = root / ".quarto"
+    assert sorted(p.name for p in caches.rglob("executed-*")) == [
+        "executed-html",
+        "executed-typst",
+    ]
+    assert (caches / "jupyter-cache" / "executed-html").is_file()
+    assert (caches / "jupyter-cache-pdf" / "executed-typst").is_file()
+    # One page, as asked, uses the website's.
+    render_book.render_as_asked(quarto, ["--to", "typst"], [], root)
+    assert (caches / "jupyter-cache" / "executed-typst").is_file()
 
 
 def test_frozen_typst_results_come_back(book):

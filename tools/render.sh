@@ -16,6 +16,8 @@ QUARTO=$(bash tools/quarto.sh)
 export QUARTO_PYTHON="$PWD/.venv/bin/python"
 if [ "${1:-}" = "preview" ]; then
     shift
+    # The cache of executed chapters tools/render_book.py renders with.
+    export JUPYTERCACHE="$PWD/.quarto/jupyter-cache"
     exec "$QUARTO" preview "$@"
 fi
 # The whole book: the website and its PDF side by side, one core each;

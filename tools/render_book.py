@@ -18,6 +18,12 @@ chapter's page, one format). Quarto runs the post-render step
 (tools/site/postrender.py) after that render too, so a page rendered
 alone is finished as the published one is (tests/test_render.py).
 
+Each render keeps Jupyter's cache of executed chapters in `.quarto/`
+(`execute: cache` in _quarto.yml): a chapter whose code did not change
+is not executed again, only its prose re-rendered. The PDF's copy has a
+cache of its own there, so the two renders never write one database at
+once.
+
 Quarto's exit code passes through; its warnings are listed, and any makes
 the exit code 1 (tools/render_log.py says which lines are warnings).
 """
@@ -25,6 +31,7 @@ the exit code 1 (tools/render_log.py says which lines are warnings).
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -109,11 +116,19 @@ def profile_arguments(profiles: list[str]) -> list[str]:
     return ["--profile", ",".join(profiles)] if profiles else []
 
 
-def run(command: list[str], folder: Path, echo: bool) -> tuple[int, str]:
+def jupyter_cache(root: Path, name: str = "jupyter-cache") -> Path:
+    """Where the book in root keeps a render's cache of executed chapters."""
+    return root / ".quarto" / name
+
+
+def run(
+    command: list[str], folder: Path, echo: bool, cache: Path
+) -> tuple[int, str]:
     """Run a render; return its exit code and output (echoed if asked)."""
     process = subprocess.Popen(
         command,
         cwd=folder,
+        env={**os.environ, "JUPYTERCACHE": str(cache)},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -163,12 +178,14 @@ def render_side_by_side(
 
         def pdf() -> None:
             command = [quarto, "render", "--to", "typst", *profile]
-            results["PDF"] = run(command, copy, echo=False)
+            cache = jupyter_cache(root, "jupyter-cache-pdf")
+            results["PDF"] = run(command, copy, echo=False, cache=cache)
 
         worker = threading.Thread(target=pdf)
         worker.start()
         command = [quarto, "render", "--to", "html", *profile]
-        results["website"] = run(command, root, echo=echo)
+        cache = jupyter_cache(root)
+        results["website"] = run(command, root, echo=echo, cache=cache)
         worker.join()
         heading = "render: the PDF, made beside the website in a copy:\n"
         log = results["website"][1] + heading + results["PDF"][1]
@@ -189,7 +206,8 @@ def render_as_asked(
 ) -> tuple[int, str]:
     """One `quarto render ARGUMENTS`: (code, log)."""
     command = [quarto, "render", *arguments, *profile_arguments(profiles)]
-    return run(command, root or ROOT, echo=True)
+    root = root or ROOT
+    return run(command, root, echo=True, cache=jupyter_cache(root))
 
 
 def main(argv: list[str]) -> int:

@@ -13,8 +13,12 @@ runs it:
   `bash tools/render.sh chapters/mechanics.qmd --to html`, the edited
   chapter's page alone (Quarto executes it: freeze applies only to
   whole-book renders);
+- the same page after a second edit of its prose: the chapter's code is
+  as it was when it last ran, so its outputs come from Jupyter's cache
+  (`execute: cache`) and no kernel starts;
 - the whole book again after that edit: `bash tools/render.sh`, which
-  executes only the edited chapter, once per format.
+  executes only the edited chapter, once per format (the website's from
+  the cache).
 """
 
 from __future__ import annotations
@@ -33,6 +37,10 @@ STEPS = {
     "cold": ("render, cold, from a fresh clone (both formats)", []),
     "page": (
         f"render of the edited chapter's page ({EDITED})",
+        [EDITED, "--to", "html"],
+    ),
+    "prose": (
+        "render of that page after a second edit of its prose (cached code)",
         [EDITED, "--to", "html"],
     ),
     "book": ("render of the whole book after that edit (both formats)", []),
@@ -66,10 +74,10 @@ def one_round() -> dict[str, float]:
         (clone / ".venv").symlink_to(ROOT / ".venv")
         times = {"cold": render(clone, STEPS["cold"][1])}
         chapter = clone / EDITED
-        chapter.write_text(
-            chapter.read_text("utf-8") + "\nOne more line.\n", "utf-8"
-        )
-        for step in ("page", "book"):
+        for step in ("page", "prose", "book"):
+            if step != "book":
+                text = chapter.read_text("utf-8")
+                chapter.write_text(text + f"\nA line for {step}.\n", "utf-8")
             times[step] = render(clone, STEPS[step][1])
     return times
 

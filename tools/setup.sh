@@ -27,6 +27,9 @@ if ! cmp -s requirements.txt "$stamp" ||
         -r requirements.txt
     cp requirements.txt "$stamp"
     rm -f .venv/matplotlib-fontcache  # matplotlib may have changed
+    # Executed chapters cached by an earlier render (tools/render_book.py)
+    # came from the packages that were there before.
+    rm -rf .quarto/jupyter-cache .quarto/jupyter-cache-pdf
 fi
 # One thread keeps float reductions in the order used when the notebooks
 # were generated.
