@@ -15,6 +15,7 @@ Only the standard library: postrender.py runs this after every render.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -94,23 +95,27 @@ def split_selectors(prelude: str) -> list[str]:
     return parts
 
 
-def required_names(selector: str) -> list[str] | None:
+@functools.lru_cache(maxsize=None)  # both themes share most selectors
+def required_names(selector: str) -> tuple[str, ...] | None:
     """Classes and ids a selector needs, or None if it cannot tell."""
-    outer = []
-    depth = 0
-    for char in selector:
-        if char in "([":
-            depth += 1
-        elif char in ")]":
-            depth -= 1
-        elif depth == 0:
-            outer.append(char)
+    outer = selector
+    if "(" in selector or "[" in selector:
+        kept = []
+        depth = 0
+        for char in selector:
+            if char in "([":
+                depth += 1
+            elif char in ")]":
+                depth -= 1
+            elif depth == 0:
+                kept.append(char)
+        outer = "".join(kept)
     names = []
-    for match in NAME.finditer("".join(outer)):
+    for match in NAME.finditer(outer):
         if match.group(2):  # an escaped character: keep the rule
             return None
         names.append(match.group(1))
-    return names
+    return tuple(names)
 
 
 def can_match(selector: str, words: set[str]) -> bool:
