@@ -12,7 +12,9 @@ Reports, per notebook and in total:
   about a second in whichever cell does it);
 - with `--render`, where Quarto is installed: a cold render of the book
   (website and PDF) from a fresh clone of the last commit, which reuses
-  the committed _freeze/, and a second render after one chapter changed
+  the committed _freeze/, then renders after one chapter changed: its
+  page after an edit (executed), its page after a prose-only edit (from
+  the cache of executed chapters) and the whole book
   (tools/render_timing.py).
 
 Timings on a shared machine vary by about 10% from run to run, so each

@@ -95,7 +95,7 @@ def split_selectors(prelude: str) -> list[str]:
     return parts
 
 
-@functools.lru_cache(maxsize=None)  # both themes share most selectors
+@functools.cache  # both themes share most selectors
 def required_names(selector: str) -> tuple[str, ...] | None:
     """Classes and ids a selector needs, or None if it cannot tell."""
     outer = selector
