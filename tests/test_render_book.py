@@ -10,6 +10,7 @@ import sys
 
 import pytest
 import render_book
+import yaml
 
 PDF = "The-Transformer-Block.pdf"
 # Like Quarto: `--to html` stages the PDF's figures beside the chapter and
@@ -158,3 +159,11 @@ def test_one_page_is_rendered_as_asked(book, monkeypatch):
     assert render_book.main([quarto, "chapters/a.qmd", "--to", "html"]) == 0
     assert (root / "ran-html").read_text() == str(root)
     assert not (root / "_book" / PDF).exists()
+
+
+def test_chapters_run_in_a_fresh_kernel_or_come_from_the_cache():
+    config = yaml.safe_load((render_book.ROOT / "_quarto.yml").read_text())
+    execute = config["execute"]
+    assert execute["daemon"] is False  # no kernel kept from a render
+    assert execute["cache"] is True
+    assert execute["freeze"] == "auto"
