@@ -1,7 +1,9 @@
 """Every check of tools/bookcheck.py passes on the book as it stands."""
 
 import bookcheck
+import bookfiles
 import pytest
+import qmdcheck
 from conftest import ROOT
 
 
@@ -16,7 +18,7 @@ def test_book_passes(check):
 
 
 def test_book_has_the_four_levels_in_order():
-    files = bookcheck.book_files(ROOT)
+    files = bookfiles.book_files(ROOT)
     levels = [
         "chapters/intuition.qmd",
         "chapters/mechanics.qmd",
@@ -30,7 +32,7 @@ def test_book_has_the_four_levels_in_order():
 
 def test_bibliography_has_the_founding_papers_with_identifiers():
     text = (ROOT / "references.bib").read_text(encoding="utf-8")
-    keys = bookcheck.bib_keys(ROOT)
+    keys = qmdcheck.bib_keys(ROOT)
     for key, identifier in [
         ("vaswani2017attention", "1706.03762"),
         ("ba2016layer", "1607.06450"),

@@ -6,9 +6,10 @@ asserts that the matching check reports it with the file's name.
 
 import base64
 
-import bookcheck
 import nbformat
+import outputcheck
 import pytest
+import qmdcheck
 from conftest import ROOT, copy_book
 
 CHAPTER = "chapters/intuition.qmd"
@@ -43,27 +44,27 @@ def test_missing_fig_alt_is_reported(book):
         '\n```{python}\n#| label: fig-planted\n#| fig-cap: "A plot."\n'
         "plt.plot([0, 1])\nplt.show()\n```\n",
     )
-    problems = bookcheck.check_figure_cells(book)
+    problems = qmdcheck.check_figure_cells(book)
     assert named(problems, CHAPTER)
     assert named(problems, "fig-alt")
 
 
 def test_unlabelled_figure_cell_is_reported(book):
     append(book, CHAPTER, "\n```{python}\nplt.plot([0, 1])\nplt.show()\n```\n")
-    assert named(bookcheck.check_figure_cells(book), "label: fig-")
+    assert named(qmdcheck.check_figure_cells(book), "label: fig-")
 
 
 def test_missing_citation_key_is_reported(book):
     lines = (book / CHAPTER).read_text(encoding="utf-8").count("\n")
     append(book, CHAPTER, "\n\nAs shown before [@nokey2020].\n")
-    problems = bookcheck.check_citations(book)
+    problems = qmdcheck.check_citations(book)
     assert named(problems, f"{CHAPTER}:{lines + 3}:")
     assert named(problems, "@nokey2020")
 
 
 def test_unresolved_crossref_is_reported(book):
     append(book, CHAPTER, "\nSee @fig-missing and @eq-nowhere.\n")
-    problems = bookcheck.check_crossrefs(book)
+    problems = qmdcheck.check_crossrefs(book)
     assert named(problems, "@fig-missing") and named(problems, "@eq-nowhere")
     assert all(CHAPTER in p for p in problems)
 
@@ -75,12 +76,12 @@ def test_code_and_maths_are_not_mistaken_for_citations(book):
         "\nIn code, `Y = X @ W` and `@dataclass`; in maths $a @b$; mail "
         "someone@example.org.\n",
     )
-    assert not bookcheck.check_citations(book)
+    assert not qmdcheck.check_citations(book)
 
 
 def test_chapter_edited_without_regenerating_is_reported(book):
     append(book, CHAPTER, "\nA sentence added after the last regeneration.\n")
-    problems = bookcheck.check_notebooks_in_sync(book)
+    problems = outputcheck.check_notebooks_in_sync(book)
     assert named(problems, "notebooks/intuition.ipynb")
     assert named(problems, "python tools/regenerate.py intuition")
 
@@ -88,44 +89,44 @@ def test_chapter_edited_without_regenerating_is_reported(book):
 def test_unclosed_chunk_names_file_and_line(book):
     lines = (book / CHAPTER).read_text(encoding="utf-8").count("\n")
     append(book, CHAPTER, "\n```{python}\nprint(1)\n")
-    problems = bookcheck.check_fences(book)
+    problems = qmdcheck.check_fences(book)
     assert named(problems, f"{CHAPTER}:{lines + 2}")
 
 
 def test_unclosed_div_names_file_and_line(book):
     append(book, CHAPTER, "\n::: {.callout-note}\nNever closed.\n")
-    problems = bookcheck.check_fences(book)
+    problems = qmdcheck.check_fences(book)
     assert named(problems, CHAPTER) and named(problems, "never closed")
 
 
 def test_unformatted_code_is_reported(book):
     append(book, CHAPTER, "\n```{python}\nvalues=[1,2 ,3]\n```\n")
-    problems = bookcheck.check_ruff(book)
+    problems = qmdcheck.check_ruff(book)
     assert named(problems, CHAPTER) and named(problems, "ruff format")
 
 
 def test_lint_error_is_reported_with_its_line(book):
     append(book, CHAPTER, "\n```{python}\nimport os\n```\n")
-    problems = bookcheck.check_ruff(book)
+    problems = qmdcheck.check_ruff(book)
     assert named(problems, "F401")
     assert named(problems, CHAPTER + ":")
 
 
 def test_chapter_missing_from_quarto_yml_is_reported(book):
     (book / "chapters" / "extra.qmd").write_text("# Extra\n", encoding="utf-8")
-    problems = bookcheck.check_quarto_files(book)
+    problems = qmdcheck.check_quarto_files(book)
     assert named(problems, "chapters/extra.qmd")
 
 
 def test_listed_file_that_does_not_exist_is_reported(book):
     edit(book, "_quarto.yml", "chapters/systems.qmd", "chapters/gone.qmd")
-    problems = bookcheck.check_quarto_files(book)
+    problems = qmdcheck.check_quarto_files(book)
     assert named(problems, "chapters/gone.qmd")
 
 
 def test_prose_number_that_drifted_is_reported(book):
     edit(book, CHAPTER, "[1.5, 0.1]", "[1.5, 0.2]", count=1)
-    problems = bookcheck.check_prose_numbers(book)
+    problems = outputcheck.check_prose_numbers(book)
     assert named(problems, CHAPTER)
 
 
@@ -136,7 +137,7 @@ def test_output_that_drifted_from_the_prose_is_reported(book):
         if "label: residual-sum" in cell.source:
             cell.outputs[0]["text"] = "x + update = [1.5, 0.2]\n"
     nbformat.write(notebook, path)
-    problems = bookcheck.check_prose_numbers(book)
+    problems = outputcheck.check_prose_numbers(book)
     assert named(problems, "residual-sum")
 
 
@@ -144,7 +145,7 @@ def test_output_that_drifted_from_the_prose_is_reported(book):
 def test_missing_exported_figure_is_reported(book, suffix):
     figure = next((book / "figures").glob(f"fig-*.{suffix}"))
     figure.unlink()
-    problems = bookcheck.check_exported_figures(book)
+    problems = outputcheck.check_exported_figures(book)
     assert named(problems, f"figures/{figure.name}")
 
 
@@ -161,13 +162,13 @@ def test_screen_resolution_export_is_reported(book):
     data = images[0]
     figure = book / "figures" / "fig-prenorm-block.png"
     figure.write_bytes(base64.b64decode(data))
-    problems = bookcheck.check_exported_figures(book)
+    problems = outputcheck.check_exported_figures(book)
     assert named(problems, "fig-prenorm-block.png is not a 300-dpi")
 
 
 def test_figure_missing_from_the_index_is_reported(book):
     edit(book, "figures/README.md", "[`fig-prenorm-block.svg`]", "[`x.svg`]")
-    problems = bookcheck.check_exported_figures(book)
+    problems = outputcheck.check_exported_figures(book)
     assert named(problems, "'fig-prenorm-block' has no entry")
 
 
@@ -179,7 +180,7 @@ def test_warning_in_a_notebook_is_reported(book):
         nbformat.v4.new_output("stream", name="stderr", text="UserWarning\n")
     )
     nbformat.write(notebook, path)
-    problems = bookcheck.check_clean_outputs(book)
+    problems = outputcheck.check_clean_outputs(book)
     assert named(problems, "notebooks/intuition.ipynb")
 
 
@@ -213,24 +214,24 @@ def test_changed_expected_value_fails_nbval(pytester):
 
 def test_skipped_heading_level_is_reported(book):
     append(book, CHAPTER, "\n## A section\n\n#### Too deep\n")
-    problems = bookcheck.check_headings(book)
+    problems = qmdcheck.check_headings(book)
     assert named(problems, CHAPTER) and named(problems, "level 4 follows")
 
 
 def test_headings_inside_exercise_divs_are_allowed(book):
     append(book, CHAPTER, "\n## A section\n\n::: {#exr-x}\n## Title\n:::\n")
-    assert not bookcheck.check_headings(book)
+    assert not qmdcheck.check_headings(book)
 
 
 def test_two_sentences_on_one_line_are_reported(book):
     append(book, CHAPTER, "\nThe block adds. It does not concatenate.\n")
-    problems = bookcheck.check_one_sentence_per_line(book)
+    problems = qmdcheck.check_one_sentence_per_line(book)
     assert named(problems, CHAPTER) and named(problems, "one sentence")
 
 
 def test_list_numbers_and_abbreviations_are_not_sentences(book):
     append(book, CHAPTER, "\n1. Compute it, e.g. By hand.\n2. Then check.\n")
-    assert not bookcheck.check_one_sentence_per_line(book)
+    assert not qmdcheck.check_one_sentence_per_line(book)
 
 
 def test_svg_output_is_reported(book):
@@ -243,7 +244,7 @@ def test_svg_output_is_reported(book):
         )
     )
     nbformat.write(notebook, path)
-    problems = bookcheck.check_figure_outputs(book)
+    problems = outputcheck.check_figure_outputs(book)
     assert named(problems, "SVG") and named(problems, CHAPTER)
 
 
@@ -259,5 +260,5 @@ def test_image_from_an_unlabelled_cell_is_reported(book):
         nbformat.v4.new_output("display_data", data={"image/png": "iVBOR"})
     )
     nbformat.write(notebook, path)
-    problems = bookcheck.check_figure_outputs(book)
+    problems = outputcheck.check_figure_outputs(book)
     assert named(problems, "without a '#| label: fig-")

@@ -2,7 +2,7 @@
 
 import re
 
-import bookcheck
+import bookfiles
 import pytest
 import qmd
 from conftest import ROOT
@@ -20,7 +20,7 @@ EXERCISE = re.compile(
 def chapter_exercises():
     """Each exercise: (chapter, kind, time, points, whether self-checked)."""
     found = {}
-    for name in bookcheck.notebook_chapters(ROOT):
+    for name in bookfiles.notebook_chapters(ROOT):
         text = (ROOT / "chapters" / f"{name}.qmd").read_text("utf-8")
         for label, kind, minutes, points in EXERCISE.findall(text):
             after = text.split(f"{{#{label}}}", 1)[1].split("{#exr-", 1)[0]
@@ -50,7 +50,7 @@ def course_rows():
 
 
 def test_every_exercise_states_kind_and_time():
-    for name in bookcheck.notebook_chapters(ROOT):
+    for name in bookfiles.notebook_chapters(ROOT):
         text = (ROOT / "chapters" / f"{name}.qmd").read_text("utf-8")
         blocks = re.findall(r"::: \{#(exr-[\w-]+)\}", text)
         stated = [label for label, *_ in EXERCISE.findall(text)]
@@ -146,7 +146,7 @@ def test_quiz_has_five_questions_and_five_answers():
     assert len(re.findall(r"^\d+\. ", answers, re.M)) == 5
 
 
-@pytest.mark.parametrize("name", bookcheck.notebook_chapters(ROOT))
+@pytest.mark.parametrize("name", bookfiles.notebook_chapters(ROOT))
 def test_chapters_end_with_misconceptions_summary_exercises(name):
     text = (ROOT / "chapters" / f"{name}.qmd").read_text("utf-8")
     headings = re.findall(r"^## (.+?)(?: \{.*\})?$", text, re.M)
@@ -227,7 +227,7 @@ def objectives_problems(text: str) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("name", bookcheck.notebook_chapters(ROOT))
+@pytest.mark.parametrize("name", bookfiles.notebook_chapters(ROOT))
 def test_chapters_open_with_learning_objectives(name):
     text = (ROOT / "chapters" / f"{name}.qmd").read_text("utf-8")
     assert not objectives_problems(text), f"chapters/{name}.qmd"

@@ -4,11 +4,13 @@ The checks themselves run in test_book.py; these tests plant leaks in a
 copy of the book and show that each check catches them.
 """
 
-import bookcheck
+import bookfiles
 import nbcheck
 import nbformat
+import outputcheck
 import pytest
 import qmd
+import qmdcheck
 from conftest import copy_book
 
 CHAPTER = "chapters/intuition.qmd"
@@ -48,8 +50,8 @@ def append(book, text):
 
 def test_guarded_solution_passes(book):
     append(book, EXERCISE + SOLUTION)
-    assert not bookcheck.check_solutions_guarded(book)
-    assert not bookcheck.check_every_exercise_has_a_solution(book)
+    assert not qmdcheck.check_solutions_guarded(book)
+    assert not qmdcheck.check_every_exercise_has_a_solution(book)
 
 
 def test_unguarded_solution_div_is_reported(book):
@@ -57,19 +59,19 @@ def test_unguarded_solution_div_is_reported(book):
         '::: {.content-visible when-profile="instructor"}\n', "", 1
     ).replace(":::\n:::\n", ":::\n", 1)
     append(book, EXERCISE + unguarded)
-    problems = bookcheck.check_solutions_guarded(book)
+    problems = qmdcheck.check_solutions_guarded(book)
     assert [p for p in problems if CHAPTER in p and ".solution" in p]
 
 
 def test_unguarded_solution_cell_is_reported(book):
     append(book, EXERCISE + SOLUTION + "\n```{python}\nsolution_x = 1\n```\n")
-    problems = bookcheck.check_solutions_guarded(book)
+    problems = qmdcheck.check_solutions_guarded(book)
     assert [p for p in problems if CHAPTER in p and "solution_" in p]
 
 
 def test_exercise_without_solution_is_reported(book):
     append(book, EXERCISE)
-    problems = bookcheck.check_every_exercise_has_a_solution(book)
+    problems = qmdcheck.check_every_exercise_has_a_solution(book)
     assert [p for p in problems if "exr-planted" in p]
 
 
@@ -102,7 +104,7 @@ def test_student_output_differing_from_instructor_is_reported(book):
     cell = next(c for c in notebook.cells if c.get("outputs"))
     cell.outputs[0]["text"] = "something the instructor edition never said\n"
     nbformat.write(notebook, path)
-    problems = bookcheck.check_editions_agree(book)
+    problems = outputcheck.check_editions_agree(book)
     assert [p for p in problems if "notebooks/intuition.ipynb" in p]
 
 
@@ -123,6 +125,6 @@ def test_closing_fences_in_both_editions_are_told_apart(book):
         secret for cell, secret in cells if "solution_fenced" in cell.source
     ] == [True]
     for edition in qmd.EDITIONS:
-        path = bookcheck.notebook_path(book, "intuition", edition)
+        path = bookfiles.notebook_path(book, "intuition", edition)
         nbformat.write(qmd.to_notebook(parsed, edition), path)
-    assert not bookcheck.check_editions_agree(book)
+    assert not outputcheck.check_editions_agree(book)

@@ -127,7 +127,7 @@ def shared_prefix_trimmed(name: str, instructor) -> list:
     and the demonstrations that come before its first instructor-only cell.
 
     Up to that cell both editions are the same cells in the same order
-    (tools/bookcheck.py, check_editions_agree, outputs included), and the
+    (tools/outputcheck.py, check_editions_agree, outputs included), and the
     untouched run executes and compares every one of them; these draw or
     measure for the text only (conftest.DEMONSTRATIONS), and no later cell
     uses their results: one that did would raise a NameError here, or draw

@@ -1,12 +1,12 @@
 """Every chapter page links its notebook (download, Colab) and source."""
 
-import bookcheck
+import bookfiles
 import links
 import pytest
 import qmd
 from conftest import ROOT
 
-CHAPTERS = bookcheck.notebook_chapters(ROOT)
+CHAPTERS = bookfiles.notebook_chapters(ROOT)
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
@@ -17,7 +17,7 @@ def test_chapter_links_are_built_from_repo_url(name):
         assert metadata.get(key) == want[key], (
             f"chapters/{name}.qmd: its {key} are not the ones built from "
             "book: repo-url in _quarto.yml: run "
-            f"`{bookcheck.REGENERATE} {name}`"
+            f"`{bookfiles.REGENERATE} {name}`"
         )
 
 

@@ -4,7 +4,7 @@ The book passes both checks (test_book.py); here each is shown to fail on
 a planted leak in a copy of the book, naming the file.
 """
 
-import bookcheck
+import bookfiles
 import nbcheck
 import nbformat
 import pytest
@@ -21,12 +21,12 @@ def book(tmp_path):
 
 def student_leaks(book):
     """What the check finds in the chapter's student notebook."""
-    path = bookcheck.notebook_path(book, CHAPTER, "student")
+    path = bookfiles.notebook_path(book, CHAPTER, "student")
     return nbcheck.answers_in(book, CHAPTER, path)
 
 
 def notebook(book, edition="student"):
-    path = bookcheck.notebook_path(book, CHAPTER, edition)
+    path = bookfiles.notebook_path(book, CHAPTER, edition)
     return path, nbformat.read(path, 4)
 
 
@@ -60,7 +60,7 @@ def test_each_kind_of_quarto_syntax_is_found(planted, kind):
 def test_quarto_syntax_in_a_notebook_is_reported(book, edition):
     add_markdown(book, "Some prose, as @fig-prenorm-block shows.", edition)
     problems = nbcheck.check_no_quarto_syntax(book)
-    path = bookcheck.notebook_path(book, CHAPTER, edition)
+    path = bookfiles.notebook_path(book, CHAPTER, edition)
     relative = str(path.relative_to(book))
     assert [p for p in problems if relative in p and "cross-ref" in p]
 

@@ -380,7 +380,7 @@ def test_same_authors_same_year_get_letters(tmp_path):
 
 def test_a_chapter_not_yet_in_the_book_still_converts(book):
     # A new chapter before `_quarto.yml` lists it: no numbers, no crash
-    # (bookcheck's check_quarto_files names the missing entry).
+    # (qmdcheck's check_quarto_files names the missing entry).
     path = book / "chapters" / "new.qmd"
     path.write_text(
         ONE.replace("{#sec-one}", "{#sec-new}").replace("-a}", "-n}"),

@@ -17,7 +17,7 @@ import subprocess
 import sys
 from unittest import mock
 
-import bookcheck
+import bookfiles
 import freeze
 import links
 import nbcheck
@@ -126,7 +126,7 @@ def test_pdf_has_every_figure_and_equation_and_no_explorer(rendered):
     captions = set(re.findall(r"Figure (\d+\.\d+):", text))
     figures = [
         label
-        for name in bookcheck.notebook_chapters(copy)
+        for name in bookfiles.notebook_chapters(copy)
         for chunk in qmd.parse(copy / "chapters" / f"{name}.qmd").chunks()
         if str(label := chunk.options.get("label", "")).startswith("fig-")
     ]
@@ -156,7 +156,7 @@ def test_pdf_prints_no_folded_code(rendered):
     copy, log, code = rendered
     assert code == 0, log[-4000:]
     text = " ".join(pdf_text(copy / "_book" / PDF).split())
-    for name in bookcheck.notebook_chapters(copy):
+    for name in bookfiles.notebook_chapters(copy):
         for chunk in qmd.parse(copy / "chapters" / f"{name}.qmd").chunks():
             if chunk.options.get("code-fold") in (None, False, "none"):
                 continue
@@ -247,7 +247,7 @@ def test_student_site_contains_no_solution(rendered):
     # spans) removed, entities decoded, white space folded.
     site = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", pages)).split())
     words = re.compile(r"[A-Za-z]+(?:[ ,]+[A-Za-z]+){6,}")
-    for name in bookcheck.notebook_chapters(copy):
+    for name in bookfiles.notebook_chapters(copy):
         parsed = qmd.parse(copy / "chapters" / f"{name}.qmd")
         for text in parsed.solutions():
             for phrase in words.findall(text):
@@ -385,7 +385,7 @@ def notebook_numbers(notebook, site_url: str) -> tuple[set, list]:
 def website(request):
     """The rendered student site: `_book/` if it is newer than every
     source, else the module's own render."""
-    root = bookcheck.ROOT
+    root = bookfiles.ROOT
     index = root / "_book" / "index.html"
     sources = [root / "_quarto.yml", root / "references.bib"]
     sources += sorted((root / "chapters").glob("*.qmd"))
@@ -403,8 +403,8 @@ def number_differences(root, site) -> tuple[list[str], int]:
     how many numbers were compared."""
     site_url = links.site_url(root)
     problems, compared = [], 0
-    for name in bookcheck.notebook_chapters(root):
-        path = bookcheck.notebook_path(root, name, "student")
+    for name in bookfiles.notebook_chapters(root):
+        path = bookfiles.notebook_path(root, name, "student")
         mine_refs, mine = notebook_numbers(nbcheck.read(path), site_url)
         site_refs, theirs = website_numbers(site, name)
         # Every reference the notebook makes, the page makes too (same
@@ -471,7 +471,7 @@ def test_notebook_numbers_match_the_website(website):
 def test_a_wrong_number_or_citation_is_caught(website, tmp_path):
     root, site = website
     copy = copy_book(tmp_path / "book")
-    path = bookcheck.notebook_path(copy, "mechanics", "student")
+    path = bookfiles.notebook_path(copy, "mechanics", "student")
     text = path.read_text("utf-8")
     assert "**Exercise 2.3**" in text and "[Figure 2.1](" in text
     text = text.replace("**Exercise 2.3**", "**Exercise 2.4**", 1)

@@ -1,6 +1,6 @@
 """One figure style for the whole book, identical in every chapter."""
 
-import bookcheck
+import bookfiles
 import pytest
 import qmd
 from conftest import ROOT
@@ -12,7 +12,7 @@ pytestmark = pytest.mark.heavy_imports
 
 def style_cells():
     cells = {}
-    for name in bookcheck.notebook_chapters(ROOT):
+    for name in bookfiles.notebook_chapters(ROOT):
         chunks = qmd.parse(ROOT / "chapters" / f"{name}.qmd").chunks()
         cells[name] = chunks[0] if chunks else None
     return cells
@@ -37,7 +37,7 @@ def test_style_cells_are_identical():
 
 
 def test_style_figure_size_matches_quarto():
-    html = bookcheck.quarto_config(ROOT)["format"]["html"]
+    html = bookfiles.quarto_config(ROOT)["format"]["html"]
     size = (html["fig-width"], html["fig-height"])
     namespace: dict = {}
     source = next(iter(style_cells().values())).source
@@ -70,7 +70,7 @@ def code_lines(chunk):
 
 
 def test_most_code_cells_are_short():
-    for name in bookcheck.notebook_chapters(ROOT):
+    for name in bookfiles.notebook_chapters(ROOT):
         cells = ordinary_cells(name)
         short = [chunk for chunk in cells if len(code_lines(chunk)) <= 8]
         assert len(short) >= 0.75 * len(cells), (
@@ -80,7 +80,7 @@ def test_most_code_cells_are_short():
 
 
 def test_code_lines_fit_79_characters():
-    for name in bookcheck.notebook_chapters(ROOT):
+    for name in bookfiles.notebook_chapters(ROOT):
         for chunk in qmd.parse(ROOT / "chapters" / f"{name}.qmd").chunks():
             for offset, line in enumerate(chunk.lines):
                 if line.startswith("#|") or "http" in line:
@@ -95,7 +95,7 @@ MARKER = "# NBVAL_IGNORE_OUTPUT"
 
 
 def test_ignored_outputs_are_only_timings_and_say_why():
-    for name in bookcheck.notebook_chapters(ROOT):
+    for name in bookfiles.notebook_chapters(ROOT):
         for chunk in qmd.parse(ROOT / "chapters" / f"{name}.qmd").chunks():
             if MARKER not in chunk.source:
                 continue

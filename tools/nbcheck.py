@@ -25,7 +25,7 @@ import json
 import re
 from pathlib import Path
 
-import bookcheck
+import bookfiles
 import nbformat
 import nbmarkdown
 import qmd as qmd_module
@@ -48,8 +48,8 @@ VALUE = re.compile(r"\[[^\[\]]*\]|\([^()]*\)|-?\d[\d,]*(?:\.\d+)?(?:e-?\d+)?")
 
 def student_notebooks(root: Path) -> list[tuple[str, Path]]:
     return [
-        (name, bookcheck.notebook_path(root, name, "student"))
-        for name in bookcheck.notebook_chapters(root)
+        (name, bookfiles.notebook_path(root, name, "student"))
+        for name in bookfiles.notebook_chapters(root)
     ]
 
 
@@ -57,7 +57,7 @@ def assignment_notebooks(root: Path) -> list[tuple[str, Path]]:
     """The graded assignments (tools/assignments.py), where they exist."""
     return [
         (name, root / "assignments" / f"{name}.ipynb")
-        for name in bookcheck.notebook_chapters(root)
+        for name in bookfiles.notebook_chapters(root)
     ]
 
 
@@ -79,9 +79,9 @@ def quarto_syntax(markdown: str) -> list[str]:
 def check_no_quarto_syntax(root: Path) -> list[str]:
     """No notebook, either edition, shows Quarto's source syntax."""
     problems = []
-    for name in bookcheck.notebook_chapters(root):
+    for name in bookfiles.notebook_chapters(root):
         for edition in qmd_module.EDITIONS:
-            path = bookcheck.notebook_path(root, name, edition)
+            path = bookfiles.notebook_path(root, name, edition)
             if not path.exists():
                 continue
             for number, cell in enumerate(read(path).cells):
@@ -91,7 +91,7 @@ def check_no_quarto_syntax(root: Path) -> list[str]:
                     problems.append(
                         f"{path.relative_to(root)}: cell {number} shows "
                         f"Quarto's {found}; tools/nbmarkdown.py must "
-                        f"translate it (run `{bookcheck.REGENERATE} {name}`)"
+                        f"translate it (run `{bookfiles.REGENERATE} {name}`)"
                     )
     return problems
 
@@ -155,7 +155,7 @@ def _flagged_cells(root: Path, name: str) -> list:
     """(number, cell, is a solution) of the instructor notebook, read once
     while neither it nor its chapter changes."""
     chapter = root / "chapters" / f"{name}.qmd"
-    path = bookcheck.notebook_path(root, name, "instructor")
+    path = bookfiles.notebook_path(root, name, "instructor")
     if not path.exists():
         return []
     stamp = tuple(

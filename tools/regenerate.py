@@ -36,8 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import figure_export  # noqa: E402
 import links  # noqa: E402
 import qmd as qmd_module  # noqa: E402
-from bookcheck import REGENERATE, ROOT, notebook_chapters  # noqa: E402
-from bookcheck import notebook_path as _notebook_path  # noqa: E402
+from bookfiles import REGENERATE, ROOT, notebook_chapters  # noqa: E402
+from bookfiles import notebook_path as _notebook_path  # noqa: E402
 
 import assignments  # noqa: E402
 

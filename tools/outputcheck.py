@@ -1,0 +1,305 @@
+"""Checks of what tools/regenerate.py writes: notebooks and figures.
+
+- each notebook's cells are exactly what its chapter converts to;
+- numbers the prose quotes appear in the recorded output of their cell;
+- no notebook records an error, a warning or other stderr output;
+- images come only from labelled figure cells, and never as SVG;
+- every `fig-` label has a 300-dpi PNG, an SVG and an index entry;
+- the student notebook is the instructor notebook minus its solutions,
+  outputs included.
+
+Each check takes the project root and returns its problems
+(tools/bookcheck.py runs them all).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import figure_export
+import nbformat
+import qmd as qmd_module
+from bookfiles import REGENERATE, notebook_chapters, notebook_path, parsed_book
+
+
+def check_notebooks_in_sync(root: Path) -> list[str]:
+    """Each notebook's cells are exactly what its `.qmd` converts to."""
+    problems = []
+    names = notebook_chapters(root)
+    for name in names:
+        qmd = qmd_module.parse(root / "chapters" / f"{name}.qmd")
+        for edition in qmd_module.EDITIONS:
+            path = notebook_path(root, name, edition)
+            relative = path.relative_to(root)
+            command = f"{REGENERATE} {name}"
+            if not path.exists():
+                problems.append(
+                    f"{relative} is missing for chapters/{name}.qmd: "
+                    f"run `{command}`"
+                )
+                continue
+            expected = qmd_module.cell_signature(
+                qmd_module.to_notebook(qmd, edition)
+            )
+            actual = qmd_module.cell_signature(nbformat.read(path, 4))
+            if expected != actual:
+                first = next(
+                    (
+                        i
+                        for i, (a, b) in enumerate(
+                            zip(expected, actual, strict=False)
+                        )
+                        if a != b
+                    ),
+                    min(len(expected), len(actual)),
+                )
+                problems.append(
+                    f"{relative} is out of date with chapters/{name}.qmd "
+                    f"(cells differ from cell {first} on): run `{command}`"
+                )
+    for edition in qmd_module.EDITIONS:
+        folder = notebook_path(root, "x", edition).parent
+        for path in sorted(folder.glob("*.ipynb")):
+            if path.stem not in names:
+                problems.append(
+                    f"{path.relative_to(root)} has no chapter "
+                    f"chapters/{path.stem}.qmd: delete it"
+                )
+    return problems
+
+
+def check_prose_numbers(root: Path) -> list[str]:
+    """Numbers the prose quotes appear in the output of the cell named.
+
+    A chapter lists them in its front matter:
+
+        prose-numbers:
+          - {text: "[1.5, 0.1]", cell: residual-sum}
+
+    `text` must occur in the chapter's prose, and its numbers, in order,
+    in the recorded output of the code cell labelled `cell`. nbval checks
+    that the recorded output is what the code prints today, so prose, code
+    and output cannot drift apart.
+    """
+    problems = []
+    for name in notebook_chapters(root):
+        relative = f"chapters/{name}.qmd"
+        qmd = qmd_module.parse(root / relative)
+        claims = qmd.metadata.get("prose-numbers", []) or []
+        prose = _thousands(qmd.prose())
+        notebook = nbformat.read(notebook_path(root, name, "instructor"), 4)
+        outputs = _labelled_outputs(notebook)
+        for claim in claims:
+            text, cell = str(claim.get("text")), str(claim.get("cell"))
+            if _thousands(text) not in prose:
+                problems.append(
+                    f"{relative}: prose-numbers lists '{text}', which the "
+                    "prose does not contain"
+                )
+            if cell not in outputs:
+                problems.append(
+                    f"{relative}: prose-numbers names cell '{cell}', but no "
+                    "code cell has that label"
+                )
+                continue
+            wanted = _numbers(text)
+            printed = _numbers(outputs[cell])
+            if not wanted or not _contains(printed, wanted):
+                problems.append(
+                    f"{relative}: the prose says '{text}', but cell '{cell}' "
+                    f"prints {outputs[cell].strip()[:200]!r}"
+                )
+    return problems
+
+
+def _thousands(text: str) -> str:
+    """'3,280' and '3280' mean the same number."""
+    return re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
+
+
+def _numbers(text: str) -> list[float]:
+    numbers = re.findall(
+        r"(?<![\w.])-?\d+(?:\.\d+)?(?:e-?\d+)?", _thousands(text)
+    )
+    return [float(number) for number in numbers]
+
+
+def _contains(haystack: list[float], needle: list[float]) -> bool:
+    size = len(needle)
+    return any(
+        haystack[start : start + size] == needle
+        for start in range(len(haystack) - size + 1)
+    )
+
+
+def _labelled_outputs(notebook) -> dict[str, str]:
+    found = {}
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        label = qmd_module.cell_options(cell.source).get("label")
+        if not label:
+            continue
+        texts = []
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                texts.append(output.get("text", ""))
+            elif "text/plain" in output.get("data", {}):
+                texts.append(output["data"]["text/plain"])
+        found[str(label)] = "".join(texts)
+    return found
+
+
+def check_clean_outputs(root: Path) -> list[str]:
+    """No notebook records an error, a warning or other stderr output."""
+    problems = []
+    for name in notebook_chapters(root):
+        for edition in qmd_module.EDITIONS:
+            path = notebook_path(root, name, edition)
+            if not path.exists():
+                continue
+            notebook = nbformat.read(path, 4)
+            for number, cell in enumerate(notebook.cells):
+                for output in cell.get("outputs", []):
+                    kind = output.get("output_type")
+                    stderr = output.get("name") == "stderr"
+                    if kind == "error" or stderr:
+                        text = output.get("text") or output.get("evalue", "")
+                        what = "an error" if kind == "error" else "stderr"
+                        problems.append(
+                            f"{path.relative_to(root)}: cell {number} "
+                            f"recorded {what}: {text.strip()[:160]}"
+                        )
+    return problems
+
+
+def check_figure_outputs(root: Path) -> list[str]:
+    """Images come only from labelled figure cells; SVG is never output."""
+    problems = []
+    for name in notebook_chapters(root):
+        path = notebook_path(root, name, "instructor")
+        if not path.exists():
+            continue
+        for cell in nbformat.read(path, 4).cells:
+            label = str(qmd_module.cell_options(cell.source).get("label", ""))
+            for output in cell.get("outputs", []):
+                data = output.get("data", {})
+                if "image/svg+xml" in data:
+                    problems.append(
+                        f"chapters/{name}.qmd: cell '{label}' outputs SVG, "
+                        "whose random ids break nbval; draw PNG figures"
+                    )
+                if "image/png" in data and not label.startswith("fig-"):
+                    problems.append(
+                        f"chapters/{name}.qmd: a cell draws a figure without "
+                        "a '#| label: fig-...' (so it has no number, caption "
+                        "or alt text)"
+                    )
+    return problems
+
+
+def check_exported_figures(root: Path) -> list[str]:
+    """Every fig- label has a 300-dpi PNG, an SVG and an index entry."""
+    problems = []
+    parsed, _ = parsed_book(root)
+    index_path = root / "figures" / "README.md"
+    index = (
+        index_path.read_text(encoding="utf-8") if index_path.exists() else ""
+    )
+    for relative, qmd in parsed.items():
+        for chunk in qmd.chunks():
+            label = str(chunk.options.get("label", ""))
+            if label.startswith("fig-"):
+                problems += exported_figure_problems(root, relative, label)
+                if f"| {figure_export.index_files(label)} |" not in index:
+                    problems.append(
+                        f"{relative}: figure '{label}' has no entry in "
+                        f"figures/README.md: run `{REGENERATE}`"
+                    )
+    return problems
+
+
+def exported_figure_problems(root: Path, relative, label: str) -> list[str]:
+    """What is missing or wrong in one figure's exported files."""
+    problems = []
+    for suffix in figure_export.FORMATS:
+        path = root / "figures" / f"{label}.{suffix}"
+        if not path.exists():
+            problems.append(
+                f"{relative}: figure '{label}' has no exported "
+                f"figures/{label}.{suffix}: run `{REGENERATE}`"
+            )
+        elif suffix == "png":
+            dpi = figure_export.png_dpi(path)
+            if dpi is None or round(dpi) < figure_export.EXPORT_DPI:
+                problems.append(
+                    f"{relative}: figures/{label}.png is not a "
+                    f"{figure_export.EXPORT_DPI}-dpi export: run "
+                    f"`{REGENERATE}`"
+                )
+    return problems
+
+
+def check_editions_agree(root: Path) -> list[str]:
+    """The student notebook is the instructor notebook minus solutions.
+
+    Cell by cell, with the same recorded outputs: so nbval's re-execution of
+    the instructor notebook also pins every output of the student one, and
+    a solution cell that changes what later cells print (by drawing random
+    numbers, say) is caught.
+    """
+    problems = []
+    for name in notebook_chapters(root):
+        qmd = qmd_module.parse(root / "chapters" / f"{name}.qmd")
+        paths = {e: notebook_path(root, name, e) for e in qmd_module.EDITIONS}
+        if not all(path.exists() for path in paths.values()):
+            continue
+        student = nbformat.read(paths["student"], 4).cells
+        instructor = nbformat.read(paths["instructor"], 4).cells
+        # Which cells are solutions is known from the chapter by position,
+        # not recognised by text (a `:::` line can be in either).
+        flags = [solution for _, solution in qmd_module.edition_cells(qmd)]
+        relative = paths["student"].relative_to(root)
+        if len(flags) != len(instructor):
+            continue  # a stale notebook: check_notebooks_in_sync says so
+        public = [
+            cell
+            for cell, solution in zip(instructor, flags, strict=True)
+            if not solution
+        ]
+        if len(public) != len(student):
+            problems.append(
+                f"{relative}: has {len(student)} cells, but the instructor "
+                f"edition without solutions has {len(public)}: run "
+                f"`{REGENERATE} {name}`"
+            )
+            continue
+        for number, (mine, theirs) in enumerate(
+            zip(student, public, strict=True)
+        ):
+            # Outputs nbval ignores (timings) differ from run to run.
+            volatile = "# NBVAL_IGNORE_OUTPUT" in mine.source
+            if mine.source != theirs.source or (
+                not volatile and _outputs(mine) != _outputs(theirs)
+            ):
+                problems.append(
+                    f"{relative}: cell {number} differs from the instructor "
+                    f"edition's, in its source or recorded output. Run "
+                    f"`{REGENERATE} {name}`; if it still differs, a "
+                    "solution cell changes what later cells print (seed "
+                    "random draws in the cell that uses them)"
+                )
+                break
+    return problems
+
+
+def _outputs(cell) -> list:
+    """A cell's outputs without execution counts, which editions shift."""
+    found = []
+    for output in cell.get("outputs", []):
+        output = dict(output)
+        output.pop("execution_count", None)
+        found.append(json.dumps(output, sort_keys=True))
+    return found

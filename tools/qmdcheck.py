@@ -1,0 +1,358 @@
+"""Checks of the book's `.qmd` sources.
+
+- `_quarto.yml` and `chapters/` agree; chunks, fences and divs are closed;
+- every cross-reference has its label, every citation key is in
+  `references.bib`;
+- every figure cell has a `fig-` label, `fig-cap` and `fig-alt`;
+- headings go down one level at a time; prose has one sentence per line;
+- chapter code passes `ruff format --check` and `ruff check`;
+- solutions sit only inside instructor-only divs, and every exercise has
+  one.
+
+Each check takes the project root and returns its problems
+(tools/bookcheck.py runs them all).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+import qmd as qmd_module
+from bookfiles import book_files, chapter_files, parsed_book, quarto_config
+
+CROSSREF_KINDS = ("fig", "eq", "tbl", "sec", "exr")
+REFERENCE = re.compile(r"(?<![\w@])@((?:fig|eq|tbl|sec|exr)-[\w-]*\w)")
+CITATION = re.compile(r"(?<![\w@./-])-?@([A-Za-z_][\w:.#$%&+?<>~/-]*\w)")
+LABEL_ATTR = re.compile(r"\{[^}]*#((?:fig|eq|tbl|sec|exr)-[\w-]*\w)[^}]*\}")
+INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$", re.S)
+FENCED = re.compile(r"^(`{3,}|~{3,}).*?^\1\s*$", re.S | re.M)
+URL = re.compile(r"<?https?://\S+")
+
+
+def _prose(parsed: dict):
+    """(file, first line, text) of every markdown stretch of the book, with
+    code, maths and URLs blanked so they are not mistaken for prose."""
+    for relative, qmd in parsed.items():
+        for part in qmd.parts:
+            if part[0] == "markdown":
+                yield relative, part[2], _prose_without_code(part[1])
+
+
+def _prose_without_code(text: str) -> str:
+    """Prose with fenced blocks, inline code, maths and URLs blanked."""
+    for pattern in (FENCED, INLINE_CODE, MATH, URL):
+        text = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    return text
+
+
+def check_quarto_files(root: Path) -> list[str]:
+    """Files named in `_quarto.yml` exist; every chapter file is named."""
+    problems = []
+    listed = book_files(root)
+    for relative in listed:
+        if not (root / relative).exists():
+            problems.append(
+                f"_quarto.yml: lists {relative}, which does not exist"
+            )
+    bibliography = quarto_config(root).get("bibliography")
+    if bibliography and not (root / bibliography).exists():
+        problems.append(f"_quarto.yml: bibliography {bibliography} is missing")
+    for relative in chapter_files(root):
+        if relative not in listed:
+            problems.append(
+                f"{relative}: not listed under book: chapters or appendices "
+                "in _quarto.yml, so the website would leave it out"
+            )
+    if "index.qmd" not in listed:
+        problems.append("_quarto.yml: index.qmd must be the first chapter")
+    return problems
+
+
+def check_fences(root: Path) -> list[str]:
+    """Code chunks, code fences and fenced divs are all closed."""
+    return parsed_book(root)[1]
+
+
+def labels(parsed: dict) -> dict[str, str]:
+    """Every cross-reference label in the book, mapped to its file."""
+    found = {}
+    for relative, qmd in parsed.items():
+        for match in LABEL_ATTR.finditer(qmd.prose()):
+            found[match.group(1)] = relative
+        for chunk in qmd.chunks():
+            label = str(chunk.options.get("label", ""))
+            if label.startswith(tuple(k + "-" for k in CROSSREF_KINDS)):
+                found[label] = relative
+    return found
+
+
+def check_crossrefs(root: Path) -> list[str]:
+    """Every @fig-, @eq-, @tbl- and @sec- reference has its label."""
+    parsed, problems = parsed_book(root)
+    known = labels(parsed)
+    for relative, first, text in _prose(parsed):
+        for match in REFERENCE.finditer(text):
+            if match.group(1) not in known:
+                line = first + text[: match.start()].count("\n")
+                problems.append(
+                    f"{relative}:{line}: @{match.group(1)} refers to a "
+                    "label that no chapter defines"
+                )
+    return problems
+
+
+def bib_keys(root: Path) -> set[str]:
+    bibliography = quarto_config(root).get("bibliography", "references.bib")
+    text = (root / bibliography).read_text(encoding="utf-8")
+    return set(re.findall(r"^\s*@\w+\s*\{\s*([^,\s]+)\s*,", text, re.M))
+
+
+def check_citations(root: Path) -> list[str]:
+    """Every citation key exists in references.bib."""
+    parsed, problems = parsed_book(root)
+    keys = bib_keys(root)
+    crossref = tuple(kind + "-" for kind in CROSSREF_KINDS)
+    for relative, first, text in _prose(parsed):
+        for match in CITATION.finditer(text):
+            key = match.group(1)
+            if key not in keys and not key.startswith(crossref):
+                line = first + text[: match.start()].count("\n")
+                problems.append(
+                    f"{relative}:{line}: cites @{key}, which is not in "
+                    "references.bib"
+                )
+    return problems
+
+
+def check_figure_cells(root: Path) -> list[str]:
+    """Every figure cell has a fig- label, fig-cap and fig-alt."""
+    parsed, problems = parsed_book(root)
+    for relative, qmd in parsed.items():
+        for chunk in qmd.chunks():
+            options = chunk.options
+            label = str(options.get("label", ""))
+            draws = "plt.show()" in chunk.source
+            if not draws and not label.startswith("fig-"):
+                continue
+            where = f"{relative}:{chunk.line}"
+            if not label.startswith("fig-"):
+                problems.append(
+                    f"{where}: a cell that draws a figure needs "
+                    "'#| label: fig-...'"
+                )
+            for option in ("fig-cap", "fig-alt"):
+                if not str(options.get(option, "")).strip():
+                    problems.append(
+                        f"{where}: figure cell '{label}' has no {option}"
+                    )
+    return problems
+
+
+def check_ruff(root: Path) -> list[str]:
+    """Chapter code passes `ruff format --check` and `ruff check`."""
+    parsed, problems = parsed_book(root)
+    config = root / "pyproject.toml"
+    with tempfile.TemporaryDirectory() as folder:
+        origin = {}
+        for relative, qmd in parsed.items():
+            notebook = qmd_module.to_notebook(qmd, "instructor")
+            if not any(c.cell_type == "code" for c in notebook.cells):
+                continue
+            target = Path(folder) / (Path(relative).stem + ".ipynb")
+            target.write_text(nbformat.writes(notebook), encoding="utf-8")
+            origin[target.name] = (relative, qmd)
+        if not origin:
+            return problems
+        commands = [
+            ["check", "--output-format", "json"],
+            ["format", "--check"],
+        ]
+        for command in commands:
+            result = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "ruff",
+                    *command,
+                    # Fresh temporary files every run: a cache would only
+                    # pile up entries in the project's .ruff_cache.
+                    "--no-cache",
+                    "--config",
+                    str(config),
+                    folder,
+                ],
+                capture_output=True,
+                text=True,
+            )
+            if command[0] == "check":
+                problems += _ruff_check_problems(result.stdout, origin)
+            else:
+                problems += _ruff_format_problems(
+                    result.stdout + result.stderr, origin
+                )
+    return problems
+
+
+def _chunk_line(qmd, cell_number: int, row: int) -> int:
+    """The `.qmd` line of row `row` of code cell number `cell_number`."""
+    chunks = qmd.chunks()
+    if 1 <= cell_number <= len(chunks):
+        return chunks[cell_number - 1].line + row
+    return 0
+
+
+def _ruff_check_problems(stdout: str, origin: dict) -> list[str]:
+    problems = []
+    for finding in json.loads(stdout or "[]"):
+        relative, qmd = origin[Path(finding["filename"]).name]
+        cell = finding.get("cell") or 0
+        row = finding["location"]["row"]
+        line = _chunk_line(qmd, cell, row)
+        problems.append(
+            f"{relative}:{line}: ruff {finding['code']}: {finding['message']}"
+        )
+    return problems
+
+
+def _ruff_format_problems(output: str, origin: dict) -> list[str]:
+    problems = []
+    for name, (relative, _) in origin.items():
+        if name in output:
+            problems.append(
+                f"{relative}: code is not formatted as `ruff format` would; "
+                f"run `ruff format` on the chunk code (line length 79) or "
+                f"see `ruff format --diff notebooks/instructor/{name}`"
+            )
+    return problems
+
+
+EXERCISE = re.compile(r"\{#(exr-[\w-]*\w)")
+
+
+def check_solutions_guarded(root: Path) -> list[str]:
+    """Solutions sit only inside instructor-only divs.
+
+    A `.solution` div, or code defining a `solution_...` name, outside a
+    `::: {.content-visible when-profile="instructor"}` div would reach the
+    student website and notebooks.
+    """
+    parsed, problems = parsed_book(root)
+    for relative, qmd in parsed.items():
+        for part in qmd.parts:
+            if part[0] == "code":
+                chunk = part[1]
+                if chunk.solution:
+                    continue
+                if re.search(
+                    r"^(def|class)\s+solution_|^solution_\w*\s*=",
+                    chunk.source,
+                    re.M,
+                ):
+                    problems.append(
+                        f"{relative}:{chunk.line}: code defining a "
+                        "solution_... name is outside an instructor-only div"
+                    )
+            elif not part[3] and re.search(
+                r"^:{3,}\s*\{[^}]*\.solution",
+                _prose_without_code(part[1]),
+                re.M,
+            ):
+                problems.append(
+                    f"{relative}:{part[2]}: a .solution div is outside an "
+                    "instructor-only div, so students would see it"
+                )
+    return problems
+
+
+def check_every_exercise_has_a_solution(root: Path) -> list[str]:
+    """Each `#exr-` block is followed by an instructor-only solution."""
+    parsed, problems = parsed_book(root)
+    for relative, qmd in parsed.items():
+        pending = None
+        for part in qmd.parts:
+            solution = part[1].solution if part[0] == "code" else part[3]
+            if solution:
+                pending = None
+                continue
+            if part[0] != "markdown":
+                continue
+            for match in EXERCISE.finditer(part[1]):
+                if pending:
+                    problems.append(
+                        f"{relative}: exercise {pending} has no worked "
+                        "solution before the next exercise"
+                    )
+                pending = match.group(1)
+        if pending:
+            problems.append(
+                f"{relative}: exercise {pending} has no worked solution"
+            )
+    return problems
+
+
+def check_headings(root: Path) -> list[str]:
+    """Headings go down one level at a time, so screen readers can follow.
+
+    A page's first heading is level one (the chapter title); after that a
+    heading may be at most one level deeper than the one before it.
+    """
+    parsed, problems = parsed_book(root)
+    for relative, qmd in parsed.items():
+        if Path(relative).name.startswith("_"):
+            continue  # partials sit under a chapter's own headings
+        previous = 0
+        for part in qmd.parts:
+            if part[0] != "markdown":
+                continue
+            text = _prose_without_code(part[1])
+            for offset, line in enumerate(text.split("\n")):
+                match = re.match(r"(#{1,6}) \S", line)
+                if not match:
+                    continue
+                level = len(match.group(1))
+                # Exercise and callout titles are headings inside divs.
+                if level > previous + 1 and not _inside_div(part[1], offset):
+                    problems.append(
+                        f"{relative}:{part[2] + offset}: heading level "
+                        f"{level} follows level {previous}"
+                    )
+                if not _inside_div(part[1], offset):
+                    previous = level
+    return problems
+
+
+def _inside_div(text: str, line_number: int) -> bool:
+    """Whether a line sits inside a fenced div opened in the same text."""
+    depth = 0
+    for line in text.split("\n")[:line_number]:
+        if re.match(r"^:{3,}\s*\S", line):
+            depth += 1
+        elif re.match(r"^:{3,}\s*$", line):
+            depth = max(depth - 1, 0)
+    return depth > 0
+
+
+SENTENCE_BREAK = re.compile(r"[a-z0-9)\]*_](?<!e\.g)(?<!i\.e)[.?!] +[A-Z(]")
+
+
+def check_one_sentence_per_line(root: Path) -> list[str]:
+    """Prose has one sentence per line, so diffs show what changed."""
+    parsed, problems = parsed_book(root)
+    for relative, first, text in _prose(parsed):
+        for offset, line in enumerate(text.split("\n")):
+            if line.lstrip().startswith("|"):
+                continue  # table rows
+            body = re.sub(r"^\s*(\d+\.|[-*:])\s+", "", line)
+            if SENTENCE_BREAK.search(body):
+                problems.append(
+                    f"{relative}:{first + offset}: more than one "
+                    "sentence on a line; start each on its own line"
+                )
+    return problems
