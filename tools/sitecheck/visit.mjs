@@ -1,0 +1,90 @@
+// Visiting a page in Chromium: what it requests and logs while it loads,
+// axe-core in each colour scheme, its links and ids.
+
+import { axeProblem, axeViolations } from "./axe.mjs";
+import { pageLinks } from "./links.mjs";
+
+// One browser tab for every page: requests to other hosts are recorded
+// (and blocked, so nothing waits on them) for the page being visited.
+export async function openTab(browser, origin) {
+  const page = await browser.newPage();
+  const tab = { page, otherHosts: [], errors: [] };
+  await page.setRequestInterception(true);
+  page.on("request", (request) => {
+    const target = new URL(request.url());
+    const web = /^(https?|wss?):$/.test(target.protocol);
+    if (web && target.origin !== origin) {
+      tab.otherHosts.push(request.url());
+      request.abort("blockedbyclient");
+    } else request.continue();
+  });
+  // Uncaught exceptions and console.error messages (a failed request is
+  // one), in either scheme, fail the page.
+  page.on("pageerror", (error) => tab.errors.push(String(error.message)));
+  page.on("console", (message) => {
+    if (message.type() !== "error") return;
+    const where = message.location()?.url;
+    tab.errors.push(message.text() + (where ? ` (${where})` : ""));
+  });
+  return tab;
+}
+
+// Load a page; collect its links, ids, requests to other hosts and (when
+// asked) axe-core's serious and critical violations in each scheme.
+export async function visit(tab, url, { axeSource, schemes }) {
+  const { page } = tab;
+  const otherHosts = (tab.otherHosts = []);
+  const errors = (tab.errors = []);
+  const result = { otherHosts, errors, axe: {}, status: 0 };
+  let first = true;
+  for (const scheme of schemes.length ? schemes : ["light"]) {
+    await page.emulateMediaFeatures([
+      { name: "prefers-color-scheme", value: scheme },
+    ]);
+    // The first load waits for the network to go quiet, so requests made
+    // after `load` (fonts, lazy scripts) are recorded too.
+    const response = await page.goto(url, {
+      waitUntil: first ? ["load", "networkidle0"] : "load",
+      timeout: 60000,
+    });
+    first = false;
+    result.status = response ? response.status() : 0;
+    if (!schemes.length) break;
+    // Scroll through the page as a reader would, so that what loads on
+    // demand (the explorers) loads, is checked and logs its errors too.
+    await page.evaluate(async () => {
+      const frame = () => new Promise((r) => requestAnimationFrame(r));
+      for (let y = 0; y < document.body.scrollHeight; y += innerHeight / 2) {
+        window.scrollTo(0, y);
+        await frame();
+        await frame();
+      }
+      window.scrollTo(0, 0);
+    });
+    await page.waitForNetworkIdle({ idleTime: 500, timeout: 30000 });
+    result.axe[scheme] = await axeViolations(page, axeSource);
+  }
+  Object.assign(result, await pageLinks(page));
+  return result;
+}
+
+// A visit's problems with its page, in the order they are reported:
+// its HTTP status, axe's violations, other hosts (when checked), errors.
+export function visitProblems(page, visited, hosts) {
+  const problems = [];
+  if (visited.status >= 400 && page !== "404.html") {
+    problems.push(`HTTP ${visited.status}`);
+  }
+  for (const [scheme, violations] of Object.entries(visited.axe)) {
+    for (const v of violations) problems.push(axeProblem(scheme, v));
+  }
+  if (hosts) {
+    for (const url of new Set(visited.otherHosts)) {
+      problems.push(`requests another host while loading: ${url}`);
+    }
+  }
+  for (const error of new Set(visited.errors)) {
+    problems.push(`JavaScript error in the console: ${error}`);
+  }
+  return problems;
+}
