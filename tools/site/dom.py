@@ -16,7 +16,7 @@ postrender.py applies these to every page after each render:
 - Code block sizes: a browser lays out a code block only when it comes
   near the screen (`content-visibility: auto` in book.scss); until then
   the block takes the height of its lines, which are counted here, as a
-  wide screen shows them and as a phone wraps them. Code was two fifths
+  wide screen shows them and as narrower screens wrap them. Code was two fifths
   of the elements of `systems.html` and most of its layout work.
 
 Only the standard library: Quarto may run this with any Python 3.
@@ -64,9 +64,13 @@ CODE_BLOCK = re.compile(
 )
 TAG = re.compile(r"<[^>]+>")
 WORD = re.compile(r"(\s*)(\S+)")
-# How many characters of code fit on a row of a phone's screen: 32 to 38
-# from 360 to 412 px wide (measured in Chromium).
+# How many characters of code fit on a row (measured in Chromium): 32 to 38
+# on a phone (360 to 412 px wide); 54 to 71 from 768 px (a tablet) to
+# 1279 px (56 at 992 px, where the sidebars come beside the text); 73 at
+# 1280 px and 81 from 1366 px, where no line of the book's code (79
+# characters at most) wraps. book.scss picks the count for the screen.
 PHONE_COLUMNS = 36
+MIDDLE_COLUMNS = 60
 
 
 def anchor_font(script: str) -> str | None:
@@ -150,7 +154,8 @@ def sized_code_blocks(page: str) -> str:
     """Each code block with its line counts, for the size it takes unseen.
 
     `--tb-lines` is its number of lines (a wide screen does not wrap
-    them) and `--tb-phone-lines` the rows they wrap into on a phone.
+    them); `--tb-middle-lines` and `--tb-phone-lines` are the rows they
+    wrap into from a tablet to a small laptop, and on a phone.
     """
 
     def replace(match: re.Match) -> str:
@@ -158,8 +163,12 @@ def sized_code_blocks(page: str) -> str:
         if " style=" in opening:
             return match.group(0)  # sized already (or styled by Quarto)
         lines = html.unescape(TAG.sub("", code)).split("\n")
-        rows = sum(wrapped_rows(line, PHONE_COLUMNS) for line in lines)
-        sizes = f"--tb-lines:{len(lines)};--tb-phone-lines:{rows}"
+        middle = sum(wrapped_rows(line, MIDDLE_COLUMNS) for line in lines)
+        phone = sum(wrapped_rows(line, PHONE_COLUMNS) for line in lines)
+        sizes = (
+            f"--tb-lines:{len(lines)};--tb-middle-lines:{middle};"
+            f"--tb-phone-lines:{phone}"
+        )
         return f'{opening} style="{sizes}">{code}'
 
     return CODE_BLOCK.sub(replace, page)
