@@ -40,11 +40,58 @@ os.environ["MKL_NUM_THREADS"] = "1"
 
 def pytest_configure(config):
     config.pluginmanager.register(NotebooksExecutedElsewhere())
+    kernel_ports_of_this_process()
     # Build matplotlib's font cache before any kernel starts; otherwise its
     # one-time notice lands in the first notebook's stderr. Once, in the
     # main process: xdist workers (with `workerinput`) start after it.
     if not hasattr(config, "workerinput"):
         import matplotlib.font_manager  # noqa: F401
+
+
+# Jupyter picks a kernel's five ports by binding to port 0 and letting go,
+# and the kernel binds them a second later: another process asking the
+# system for a port meanwhile can be handed the same one, and the kernel
+# dies ("Address already in use"; jupyter_client issue 487). Each pytest
+# process takes its kernels' ports from a range of its own, below the
+# range the system hands out (32768 and up on Linux), so no two kernels of
+# the suite, nor any other program's bind to port 0, can collide.
+KERNEL_PORTS_FROM = 20000
+KERNEL_PORTS_EACH = 1500
+
+
+def kernel_port_range(worker: str | None) -> range:
+    """The ports of the pytest process named worker (xdist's gw0, gw1...)."""
+    index = int(worker[2:]) + 1 if worker and worker[2:].isdigit() else 0
+    start = KERNEL_PORTS_FROM + index * KERNEL_PORTS_EACH
+    return range(start, start + KERNEL_PORTS_EACH)
+
+
+def kernel_ports_of_this_process() -> None:
+    import socket
+
+    from jupyter_client.connect import LocalPortCache
+
+    ports = kernel_port_range(os.environ.get("PYTEST_XDIST_WORKER"))
+    taken = LocalPortCache.find_available_port
+    following = iter(())
+
+    def find_available_port(self, ip: str) -> int:
+        nonlocal following
+        for _ in range(2):  # the rest of the range, then all of it again
+            for port in following:
+                if port in self.currently_used_ports:
+                    continue
+                with socket.socket() as probe:
+                    try:
+                        probe.bind((ip, port))
+                    except OSError:
+                        continue  # in use by another program
+                self.currently_used_ports.add(port)
+                return port
+            following = iter(ports)
+        return taken(self, ip)
+
+    LocalPortCache.find_available_port = find_available_port
 
 
 def pytest_unconfigure(config):

@@ -160,7 +160,7 @@ def graded(run: str):
     else:
         submitted = solutions_submission(name)
     folder = bundle(name).parent / kind
-    folder.mkdir()
+    folder.mkdir(exist_ok=True)  # a second test asks again after a failure
     path = folder / f"{name}.ipynb"
     nbformat.write(submitted, path)
     archive = next((bundle(name) / "autograder").glob("*.zip"))
