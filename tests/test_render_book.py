@@ -6,6 +6,7 @@ run, so the tests see which folder each format ran in and what came back.
 """
 
 import stat
+import subprocess
 import sys
 
 import pytest
@@ -24,6 +25,9 @@ profile = "instructor" in sys.argv
 out = Path("_book-instructor" if profile else "_book")
 out.mkdir(exist_ok=True)
 Path(f"ran-{{to}}").write_text(os.getcwd())
+ipython = Path(os.environ.get("IPYTHONDIR", "no-ipython-dir"))
+ipython.mkdir(parents=True, exist_ok=True)
+(ipython / f"used-by-{{to}}").write_text(os.getcwd())
 cache = Path(os.environ.get("JUPYTERCACHE", ".jupyter_cache"))
 cache.mkdir(parents=True, exist_ok=True)
 (cache / f"executed-{{to}}").write_text(os.getcwd())
@@ -167,3 +171,33 @@ def test_chapters_run_in_a_fresh_kernel_or_come_from_the_cache():
     assert execute["daemon"] is False  # no kernel kept from a render
     assert execute["cache"] is True
     assert execute["freeze"] == "auto"
+
+
+TORN_DOWN = """
+import atexit
+class Part:
+    def __del__(self):
+        print("torn down")
+part = Part()
+atexit.register(print, "exit handler")
+exec(open(STARTUP).read())
+atexit.register(print, "chapter's exit handler")
+"""
+
+
+def test_render_kernels_exit_without_tearing_down(book):
+    root, quarto = book
+    assert render_book.render(quarto, [], root=root, echo=False)[0] == 0
+    folder = root / ".quarto" / "ipython"
+    assert (folder / "used-by-html").is_file()  # the website's kernels
+    assert (folder / "used-by-typst").is_file()  # the PDF's, in its copy
+    startup = folder / "profile_default" / "startup"
+    startup /= render_book.KERNEL_STARTUP
+    # A process that read it still runs the exit handlers registered after
+    # it (a chapter's), then ends with code 0 without its teardown.
+    script = TORN_DOWN.replace("STARTUP", repr(str(startup)))
+    ended = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True
+    )
+    assert ended.returncode == 0
+    assert ended.stdout == "chapter's exit handler\n"

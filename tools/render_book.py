@@ -24,6 +24,13 @@ is not executed again, only its prose re-rendered. The PDF's copy has a
 cache of its own there, so the two renders never write one database at
 once.
 
+A kernel that has imported torch and matplotlib spends about 0.6 s taking
+its interpreter apart when it exits, and Quarto waits for it after every
+chapter it executes. The kernels of these renders read an IPython startup
+file (IPYTHONDIR, in `.quarto/ipython/`) that ends the process once its
+exit handlers have run, without that teardown: nothing a render keeps
+comes from a kernel after its last output.
+
 Quarto's exit code passes through; its warnings are listed, and any makes
 the exit code 1 (tools/render_log.py says which lines are warnings).
 """
@@ -121,14 +128,49 @@ def jupyter_cache(root: Path, name: str = "jupyter-cache") -> Path:
     return root / ".quarto" / name
 
 
+KERNEL_STARTUP = "50-exit-without-teardown.py"
+EXIT_WITHOUT_TEARDOWN = '''"""Written by tools/render_book.py: see its docstring."""
+
+import atexit
+import os
+import sys
+
+
+def exit_without_teardown():
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+# Exit handlers run last registered first: this one is registered before
+# any a chapter's code adds, so those still run before it.
+atexit.register(exit_without_teardown)
+'''
+
+
+def kernel_settings(root: Path) -> Path:
+    """IPython's folder for a render's kernels, with its startup file."""
+    folder = root / ".quarto" / "ipython"
+    startup = folder / "profile_default" / "startup" / KERNEL_STARTUP
+    if not startup.is_file() or startup.read_text() != EXIT_WITHOUT_TEARDOWN:
+        startup.parent.mkdir(parents=True, exist_ok=True)
+        startup.write_text(EXIT_WITHOUT_TEARDOWN)
+    return folder
+
+
 def run(
-    command: list[str], folder: Path, echo: bool, cache: Path
+    command: list[str], folder: Path, echo: bool, cache: Path, root: Path
 ) -> tuple[int, str]:
     """Run a render; return its exit code and output (echoed if asked)."""
+    environment = {
+        **os.environ,
+        "JUPYTERCACHE": str(cache),
+        "IPYTHONDIR": str(kernel_settings(root)),
+    }
     process = subprocess.Popen(
         command,
         cwd=folder,
-        env={**os.environ, "JUPYTERCACHE": str(cache)},
+        env=environment,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -179,13 +221,13 @@ def render_side_by_side(
         def pdf() -> None:
             command = [quarto, "render", "--to", "typst", *profile]
             cache = jupyter_cache(root, "jupyter-cache-pdf")
-            results["PDF"] = run(command, copy, echo=False, cache=cache)
+            results["PDF"] = run(command, copy, False, cache, root)
 
         worker = threading.Thread(target=pdf)
         worker.start()
         command = [quarto, "render", "--to", "html", *profile]
         cache = jupyter_cache(root)
-        results["website"] = run(command, root, echo=echo, cache=cache)
+        results["website"] = run(command, root, echo, cache, root)
         worker.join()
         heading = "render: the PDF, made beside the website in a copy:\n"
         log = results["website"][1] + heading + results["PDF"][1]
@@ -207,7 +249,7 @@ def render_as_asked(
     """One `quarto render ARGUMENTS`: (code, log)."""
     command = [quarto, "render", *arguments, *profile_arguments(profiles)]
     root = root or ROOT
-    return run(command, root, echo=True, cache=jupyter_cache(root))
+    return run(command, root, True, jupyter_cache(root), root)
 
 
 def main(argv: list[str]) -> int:
