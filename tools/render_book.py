@@ -129,7 +129,7 @@ def jupyter_cache(root: Path, name: str = "jupyter-cache") -> Path:
 
 
 KERNEL_STARTUP = "50-exit-without-teardown.py"
-EXIT_WITHOUT_TEARDOWN = '''"""Written by tools/render_book.py, which says why."""
+EXIT_WITHOUT_TEARDOWN = '''# Written by tools/render_book.py, which says why.
 
 import atexit
 import os
