@@ -129,7 +129,7 @@ def jupyter_cache(root: Path, name: str = "jupyter-cache") -> Path:
 
 
 KERNEL_STARTUP = "50-exit-without-teardown.py"
-EXIT_WITHOUT_TEARDOWN = '''# Written by tools/render_book.py, which says why.
+EXIT_WITHOUT_TEARDOWN = """# Written by tools/render_book.py, which says why.
 
 import atexit
 import os
@@ -145,7 +145,7 @@ def exit_without_teardown():
 # Exit handlers run last registered first: this one is registered before
 # any a chapter's code adds, so those still run before it.
 atexit.register(exit_without_teardown)
-'''
+"""
 
 
 def kernel_settings(root: Path) -> Path:
