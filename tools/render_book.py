@@ -158,15 +158,19 @@ def kernel_settings(root: Path) -> Path:
     return folder
 
 
-def run(
-    command: list[str], folder: Path, echo: bool, cache: Path, root: Path
-) -> tuple[int, str]:
-    """Run a render; return its exit code and output (echoed if asked)."""
-    environment = {
+def render_environment(root: Path) -> dict[str, str]:
+    """The environment a render of the book in root runs Quarto in."""
+    return {
         **os.environ,
-        "JUPYTERCACHE": str(cache),
+        "JUPYTERCACHE": str(jupyter_cache(root)),
         "IPYTHONDIR": str(kernel_settings(root)),
     }
+
+
+def run(
+    command: list[str], folder: Path, echo: bool, environment: dict[str, str]
+) -> tuple[int, str]:
+    """Run a render; return its exit code and output (echoed if asked)."""
     process = subprocess.Popen(
         command,
         cwd=folder,
@@ -217,17 +221,18 @@ def render_side_by_side(
         copy = Path(scratch) / "book"
         copy_sources(root, copy, {"_book", output})
         results = {}
+        website = render_environment(root)
+        pdf_cache = jupyter_cache(root, "jupyter-cache-pdf")
+        pdf_environment = {**website, "JUPYTERCACHE": str(pdf_cache)}
 
         def pdf() -> None:
             command = [quarto, "render", "--to", "typst", *profile]
-            cache = jupyter_cache(root, "jupyter-cache-pdf")
-            results["PDF"] = run(command, copy, False, cache, root)
+            results["PDF"] = run(command, copy, False, pdf_environment)
 
         worker = threading.Thread(target=pdf)
         worker.start()
         command = [quarto, "render", "--to", "html", *profile]
-        cache = jupyter_cache(root)
-        results["website"] = run(command, root, echo, cache, root)
+        results["website"] = run(command, root, echo, website)
         worker.join()
         heading = "render: the PDF, made beside the website in a copy:\n"
         log = results["website"][1] + heading + results["PDF"][1]
@@ -249,7 +254,7 @@ def render_as_asked(
     """One `quarto render ARGUMENTS`: (code, log)."""
     command = [quarto, "render", *arguments, *profile_arguments(profiles)]
     root = root or ROOT
-    return run(command, root, True, jupyter_cache(root), root)
+    return run(command, root, True, render_environment(root))
 
 
 def main(argv: list[str]) -> int:
