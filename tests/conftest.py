@@ -388,7 +388,13 @@ def quarto() -> str | None:
 
 # tools/sitecheck/check_site.mjs: what it needs besides the rendered site.
 SITECHECK = ROOT / "tools" / "sitecheck"
-BROWSERS = ["chromium", "chromium-browser", "google-chrome"]
+# The browsers it looks for on PATH (tools/sitecheck/chromium.mjs).
+BROWSERS = [
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+]
 
 
 def site_check_missing() -> str | None:
