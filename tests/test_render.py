@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 from unittest import mock
 
 import bookfiles
@@ -198,25 +199,46 @@ def assert_finished(text, name):
     assert not re.search(r'<span class="math (inline|display)">\\', text)
 
 
+# Quarto gives each cell of an executed notebook a random id.
+CELL_ID = re.compile(r'<div id="[0-9a-f]{8}" class="cell"')
+
+
+def executed_page(page: Path) -> str:
+    return CELL_ID.sub('<div class="cell"', page.read_text(encoding="utf-8"))
+
+
 @needs_quarto
 def test_a_page_rendered_alone_is_finished(rendered, tmp_path):
     """One chapter's page, `bash tools/render.sh chapters/x.qmd --to html`.
 
     Quarto runs the post-render step for it too, so it is finished as the
-    whole render's pages are.
+    whole render's pages are. Its chapter is executed again, in a kernel
+    forked from a warm server (tools/warm_kernel.py), and the page is the
+    one the whole render made from the frozen results of ordinary kernels.
     """
     copy, log, code = rendered
     assert code == 0, log[-4000:]
     alone = tmp_path / "book"
     shutil.copytree(copy, alone, symlinks=True)
-    page = alone / "_book" / "chapters" / "intuition.html"
+    shutil.rmtree(alone / ".quarto" / "jupyter-cache", ignore_errors=True)
+    page = alone / "_book" / "chapters" / "mechanics.html"
     page.unlink()
     with mock.patch.dict(os.environ, {"QUARTO_PYTHON": sys.executable}):
         code, log = render_book.render_as_asked(
-            QUARTO, ["chapters/intuition.qmd", "--to", "html"], [], alone
+            QUARTO, ["chapters/mechanics.qmd", "--to", "html"], [], alone
         )
     assert code == 0, log[-4000:]
+    assert "Cell 1/" in log  # executed, not read from a cache
+    assert "warm_kernel: an ordinary kernel" not in log
     assert_finished(page.read_text(encoding="utf-8"), page.name)
+    book_page = copy / "_book" / "chapters" / "mechanics.html"
+    assert executed_page(page) == executed_page(book_page)
+    figures = Path("_book/chapters/mechanics_files/figure-html")
+    drawn = sorted((alone / figures).iterdir())
+    assert drawn, "no figures"
+    for figure in drawn:
+        same = copy / figures / figure.name
+        assert figure.read_bytes() == same.read_bytes(), figure.name
 
 
 @needs_quarto

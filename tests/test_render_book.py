@@ -5,20 +5,25 @@ writes (the website, or the PDF and its frozen Typst results) where it is
 run, so the tests see which folder each format ran in and what came back.
 """
 
+import json
 import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import render_book
+import render_env
 import yaml
 
 PDF = "The-Transformer-Block.pdf"
 # Like Quarto: `--to html` stages the PDF's figures beside the chapter and
 # leaves them; `--to typst` writes the PDF and its frozen results. Both
-# record where they ran; FAKE_FAIL and FAKE_WARN make one misbehave.
+# record where they ran and with which settings (`settings-html.json`, in
+# IPYTHONDIR, which is in the book for both); FAKE_FAIL and FAKE_WARN make
+# one misbehave.
 FAKE_QUARTO = """#!{python}
-import os, shutil, sys
+import json, os, shutil, sys, time
 from pathlib import Path
 to = sys.argv[sys.argv.index("--to") + 1]
 profile = "instructor" in sys.argv
@@ -28,6 +33,16 @@ Path(f"ran-{{to}}").write_text(os.getcwd())
 ipython = Path(os.environ.get("IPYTHONDIR", "no-ipython-dir"))
 ipython.mkdir(parents=True, exist_ok=True)
 (ipython / f"used-by-{{to}}").write_text(os.getcwd())
+server = os.environ.get("BOOK_WARM_KERNELS")
+for _ in range(500 if server else 0):  # as tools/warm_kernel.py waits
+    if os.path.exists(server):
+        break
+    time.sleep(0.01)
+(ipython / f"settings-{{to}}.json").write_text(json.dumps({{
+    "server": server and os.path.exists(server),
+    "kernelspecs": os.environ.get("JUPYTER_PATH"),
+    "sass": os.environ.get("QUARTO_DART_SASS"),
+}}))
 cache = Path(os.environ.get("JUPYTERCACHE", ".jupyter_cache"))
 cache.mkdir(parents=True, exist_ok=True)
 (cache / f"executed-{{to}}").write_text(os.getcwd())
@@ -165,6 +180,39 @@ def test_one_page_is_rendered_as_asked(book, monkeypatch):
     assert not (root / "_book" / PDF).exists()
 
 
+def settings(root, to="html"):
+    """What the fake Quarto's render in format `to` was given."""
+    path = root / ".quarto" / "ipython" / f"settings-{to}.json"
+    return json.loads(path.read_text())
+
+
+def test_a_pages_kernels_come_from_a_warm_server(book):
+    root, quarto = book
+    arguments = ["chapters/a.qmd", "--to", "html"]
+    assert render_book.render_as_asked(quarto, arguments, [], root)[0] == 0
+    used = settings(root)
+    assert used["server"]  # running while Quarto ran
+    spec = Path(used["kernelspecs"]) / "kernels" / "python3" / "kernel.json"
+    command = json.loads(spec.read_text())["argv"]
+    assert command[1].endswith("tools/warm_kernel.py")
+
+
+def test_the_whole_books_kernels_start_as_usual(book):
+    """The PDF's render keeps the other core busy: no server."""
+    root, quarto = book
+    assert render_book.render(quarto, [], root=root, echo=False)[0] == 0
+    for to in ("html", "typst"):
+        assert settings(root, to)["server"] is None
+
+
+def test_every_render_compiles_its_themes_through_the_cache(book):
+    root, quarto = book
+    assert render_book.render(quarto, [], root=root, echo=False)[0] == 0
+    wrapper = Path(settings(root)["sass"])
+    assert wrapper == root / ".quarto" / "bin" / "sass"
+    assert "tools/sass_cache.py" in wrapper.read_text()
+
+
 def test_chapters_run_in_a_fresh_kernel_or_come_from_the_cache():
     config = yaml.safe_load((render_book.ROOT / "_quarto.yml").read_text())
     execute = config["execute"]
@@ -192,7 +240,7 @@ def test_render_kernels_exit_without_tearing_down(book):
     assert (folder / "used-by-html").is_file()  # the website's kernels
     assert (folder / "used-by-typst").is_file()  # the PDF's, in its copy
     startup = folder / "profile_default" / "startup"
-    startup /= render_book.KERNEL_STARTUP
+    startup /= render_env.KERNEL_STARTUP
     # A process that read it still runs the exit handlers registered after
     # it (a chapter's), then ends with code 0 without its teardown.
     script = TORN_DOWN.replace("STARTUP", repr(str(startup)))

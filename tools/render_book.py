@@ -18,18 +18,8 @@ chapter's page, one format). Quarto runs the post-render step
 (tools/site/postrender.py) after that render too, so a page rendered
 alone is finished as the published one is (tests/test_render.py).
 
-Each render keeps Jupyter's cache of executed chapters in `.quarto/`
-(`execute: cache` in _quarto.yml): a chapter whose code did not change
-is not executed again, only its prose re-rendered. The PDF's copy has a
-cache of its own there, so the two renders never write one database at
-once.
-
-A kernel that has imported torch and matplotlib spends about 0.6 s taking
-its interpreter apart when it exits, and Quarto waits for it after every
-chapter it executes. The kernels of these renders read an IPython startup
-file (IPYTHONDIR, in `.quarto/ipython/`) that ends the process once its
-exit handlers have run, without that teardown: nothing a render keeps
-comes from a kernel after its last output.
+Quarto runs in the environment tools/render_env.py builds: the caches that
+make a re-render fast, and how the render's kernels start and end.
 
 Quarto's exit code passes through; its warnings are listed, and any makes
 the exit code 1 (tools/render_log.py says which lines are warnings).
@@ -38,7 +28,6 @@ the exit code 1 (tools/render_log.py says which lines are warnings).
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import subprocess
 import sys
@@ -50,8 +39,10 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import render_log  # noqa: E402
+from render_env import jupyter_cache, render_environment  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+TOOLS = Path(__file__).resolve().parent
+ROOT = TOOLS.parent
 # Not needed to make the PDF: version control, environments, caches,
 # generated notebooks and assignments, tests, and earlier outputs.
 NOT_COPIED = {
@@ -121,50 +112,6 @@ def staged_figures(root: Path) -> set[Path]:
 def profile_arguments(profiles: list[str]) -> list[str]:
     """Quarto's `--profile` option for the profiles, if any."""
     return ["--profile", ",".join(profiles)] if profiles else []
-
-
-def jupyter_cache(root: Path, name: str = "jupyter-cache") -> Path:
-    """Where the book in root keeps a render's cache of executed chapters."""
-    return root / ".quarto" / name
-
-
-KERNEL_STARTUP = "50-exit-without-teardown.py"
-EXIT_WITHOUT_TEARDOWN = """# Written by tools/render_book.py, which says why.
-
-import atexit
-import os
-import sys
-
-
-def exit_without_teardown():
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
-
-
-# Exit handlers run last registered first: this one is registered before
-# any a chapter's code adds, so those still run before it.
-atexit.register(exit_without_teardown)
-"""
-
-
-def kernel_settings(root: Path) -> Path:
-    """IPython's folder for a render's kernels, with its startup file."""
-    folder = root / ".quarto" / "ipython"
-    startup = folder / "profile_default" / "startup" / KERNEL_STARTUP
-    if not startup.is_file() or startup.read_text() != EXIT_WITHOUT_TEARDOWN:
-        startup.parent.mkdir(parents=True, exist_ok=True)
-        startup.write_text(EXIT_WITHOUT_TEARDOWN)
-    return folder
-
-
-def render_environment(root: Path) -> dict[str, str]:
-    """The environment a render of the book in root runs Quarto in."""
-    return {
-        **os.environ,
-        "JUPYTERCACHE": str(jupyter_cache(root)),
-        "IPYTHONDIR": str(kernel_settings(root)),
-    }
 
 
 def run(
@@ -251,10 +198,32 @@ def render_as_asked(
     profiles: list[str],
     root: Path | None = None,
 ) -> tuple[int, str]:
-    """One `quarto render ARGUMENTS`: (code, log)."""
+    """One `quarto render ARGUMENTS`: (code, log).
+
+    Its kernels come from a tools/warm_kernel.py server, started now, so
+    that it imports the book's libraries while Quarto starts up. (Not for
+    the whole book: there the PDF's render keeps the other core busy.)
+    """
     command = [quarto, "render", *arguments, *profile_arguments(profiles)]
     root = root or ROOT
-    return run(command, root, True, render_environment(root))
+    with tempfile.TemporaryDirectory(prefix="book-kernels-") as folder:
+        socket = str(Path(folder) / "server")
+        # The server imports under the environment its kernels will have.
+        environment = render_environment(root, server=socket)
+        server = subprocess.Popen(
+            [sys.executable, str(TOOLS / "warm_kernel.py"), "serve", socket],
+            stdin=subprocess.PIPE,
+            env=environment,
+        )
+        try:
+            return run(command, root, True, environment)
+        finally:
+            # Ended at once, even while it imports (when Quarto needed no
+            # kernel). Its standard input closes too: should this process
+            # be killed, that ends the server.
+            server.terminate()
+            server.stdin.close()
+            server.wait()
 
 
 def main(argv: list[str]) -> int:

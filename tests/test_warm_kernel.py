@@ -1,0 +1,253 @@
+"""tools/warm_kernel.py: a page's kernels, forked from a warm server.
+
+The server here preloads ipykernel and `colorsys` (a module no kernel
+loads by itself), not torch: what is tested is what a forked kernel is,
+not how long torch takes.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+import render_env
+import warm_kernel
+from jupyter_client import KernelManager
+
+PRELOADED = ["ipykernel.ipkernel", "colorsys"]
+PROBE = """
+import json, os, sys
+from ipykernel.kernelapp import IPKernelApp
+print(json.dumps({
+    "parent": IPKernelApp.instance().parent_handle
+    == int(os.environ["JPY_PARENT_PID"]),
+    "preloaded": "colorsys" in sys.modules,
+    "names": sorted(n for n in dir() if not n.startswith("_")),
+    "main": sys.modules["__main__"].__name__,
+    # The connection file's path aside: each kernel has its own.
+    "argv": [a if not a.endswith(".json") else "" for a in sys.argv],
+    "path": sys.path,
+    "folder": os.getcwd(),
+    "environment": dict(os.environ),
+    "pid": os.getpid(),
+    "session": os.getsid(0) == os.getpid(),  # its own, as Jupyter starts it
+}))
+"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A running server; its socket's path.
+
+    It has the environment the kernels will have (render_book.py starts
+    it so), that is, the kernelspec's variables too.
+    """
+    folder = tmp_path_factory.mktemp("warm")
+    path = str(folder / "server")
+    environment = {
+        **kernel_environment(),
+        **render_env.warm_kernels(folder, path),
+    }
+    process = subprocess.Popen(
+        [sys.executable, warm_kernel.__file__, "serve", path, *PRELOADED],
+        stdin=subprocess.PIPE,
+        env=environment,
+    )
+    while not os.path.exists(path):
+        assert process.poll() is None, "the server ended"
+        time.sleep(0.01)
+    yield path
+    process.terminate()
+    process.stdin.close()
+    assert process.wait(timeout=10) == 0
+
+
+def kernel_environment() -> dict[str, str]:
+    """This process's environment, without what pytest sets for a test."""
+    environment = dict(os.environ)
+    environment.pop("PYTEST_CURRENT_TEST", None)
+    return environment
+
+
+def set_kernel_environment(monkeypatch, server, **variables) -> None:
+    """The environment the server's kernels have, and variables."""
+    # The kernelspec is where the server's environment says.
+    spec = os.path.join(os.path.dirname(server), ".quarto", "jupyter")
+    variables = {
+        "JUPYTER_PATH": spec,
+        warm_kernel.SOCKET_VARIABLE: server,
+        **variables,
+    }
+    monkeypatch.delenv("PYTEST_CURRENT_TEST", raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+
+
+def start(tmp_path, monkeypatch, server=None):
+    """A kernel as Quarto starts one, from the render's kernelspec or not."""
+    folder = tmp_path / "chapters"
+    folder.mkdir(exist_ok=True)
+    if server:
+        set_kernel_environment(monkeypatch, server)
+    else:
+        monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "no-kernelspecs"))
+    manager = KernelManager(kernel_name="python3")
+    manager.start_kernel(cwd=str(folder))
+    client = manager.client()
+    client.start_channels()
+    client.wait_for_ready(timeout=30)
+    return manager, client
+
+
+def run(client, code: str, timeout: float = 30) -> tuple[str, dict]:
+    """(standard output, reply content) of code run in the kernel."""
+    printed = []
+
+    def output(message):
+        if message["msg_type"] == "stream":
+            printed.append(message["content"]["text"])
+
+    reply = client.execute_interactive(
+        code, output_hook=output, timeout=timeout
+    )
+    return "".join(printed), reply["content"]
+
+
+def probe(client) -> dict:
+    return json.loads(run(client, PROBE)[0])
+
+
+def stop(manager, client) -> None:
+    client.stop_channels()
+    manager.shutdown_kernel(now=True)
+
+
+def test_a_forked_kernel_is_a_fresh_one(tmp_path, monkeypatch, server):
+    warm = start(tmp_path, monkeypatch, server=server)
+    forked = probe(warm[1])
+    stop(*warm)
+    ordinary = start(tmp_path, monkeypatch)
+    fresh = probe(ordinary[1])
+    stop(*ordinary)
+    assert forked["preloaded"] and not fresh["preloaded"]
+    # Nothing else tells them apart: not the chapter's namespace, the
+    # path modules are found on, the folder, or the environment beyond
+    # what is set for each kernel.
+    assert fresh["parent"]  # ipykernel knows the process that asked for it
+    keys = ("parent", "session", "names", "main", "argv", "path", "folder")
+    for key in keys:
+        assert forked[key] == fresh[key], key
+    assert "colorsys" not in forked["names"]
+    for name in ("JUPYTER_PATH", warm_kernel.SOCKET_VARIABLE):
+        del forked["environment"][name], fresh["environment"][name]
+    assert (
+        warm_kernel.differences(forked["environment"], fresh["environment"])
+        == []
+    )
+
+
+def running(message: dict, request: str) -> bool:
+    """Whether message says the kernel began to run request's code."""
+    return (
+        message["parent_header"].get("msg_id") == request
+        and message["msg_type"] == "execute_input"
+    )
+
+
+def test_interrupts_and_the_exit_code_reach_the_kernel(
+    tmp_path, monkeypatch, server
+):
+    manager, client = start(tmp_path, monkeypatch, server=server)
+    assert probe(client)["preloaded"]
+    message = client.execute("import time; time.sleep(30)")
+    while not running(client.get_iopub_msg(timeout=10), message):
+        pass
+    manager.interrupt_kernel()
+    reply = client.get_shell_msg(timeout=10)
+    assert reply["parent_header"]["msg_id"] == message
+    assert reply["content"]["ename"] == "KeyboardInterrupt"
+    client.execute("import os; os._exit(3)")
+    assert manager.provisioner.process.wait(timeout=10) == 3
+    client.stop_channels()
+    manager.cleanup_resources()
+
+
+def test_a_killed_launcher_takes_its_kernel_along(
+    tmp_path, monkeypatch, server
+):
+    manager, client = start(tmp_path, monkeypatch, server=server)
+    kernel = probe(client)["pid"]
+    assert kernel != manager.provisioner.process.pid  # forked, not launched
+    stop(manager, client)  # kills the launcher's process group
+    for _ in range(100):
+        try:
+            os.kill(kernel, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    pytest.fail("the kernel outlived its launcher")
+
+
+class OrdinaryKernelError(Exception):
+    pass
+
+
+def launched(monkeypatch) -> str:
+    """Why the launcher became an ordinary kernel (it is stopped first)."""
+
+    def ordinary_kernel(arguments, reason=""):
+        raise OrdinaryKernelError(reason)
+
+    monkeypatch.setattr(warm_kernel, "ordinary_kernel", ordinary_kernel)
+    with pytest.raises(OrdinaryKernelError) as stopped:
+        warm_kernel.launch(["-f", "kernel.json"])
+    return str(stopped.value)
+
+
+def test_without_a_server_the_kernel_is_an_ordinary_one(tmp_path, monkeypatch):
+    monkeypatch.delenv(warm_kernel.SOCKET_VARIABLE, raising=False)
+    assert launched(monkeypatch) == ""  # not asked to: nothing to say
+    monkeypatch.setattr(warm_kernel, "WAIT_FOR_SERVER", 0.05)
+    set_kernel_environment(monkeypatch, str(tmp_path / "no-server"))
+    assert launched(monkeypatch).startswith("no server")
+
+
+def test_a_kernel_in_another_environment_is_refused(monkeypatch, server):
+    set_kernel_environment(monkeypatch, server, OMP_NUM_THREADS="7")
+    reason = launched(monkeypatch)
+    assert reason == "the kernel's environment differs: OMP_NUM_THREADS"
+
+
+def test_what_each_kernel_is_given_may_differ():
+    imported_under = {
+        "HOME": "/h",
+        "OMP_NUM_THREADS": "1",
+        "PWD": "/a",
+        "MPLBACKEND": warm_kernel.INLINE_BACKEND,
+    }
+    kernel = {
+        **imported_under,
+        "PWD": "/b",
+        "JPY_PARENT_PID": "12",
+        "QUARTO_FIG_DPI": "96",
+    }
+    assert warm_kernel.differences(imported_under, kernel) == []
+    del kernel["MPLBACKEND"]  # ipykernel sets the same one
+    assert warm_kernel.differences(imported_under, kernel) == []
+    kernel["MPLBACKEND"] = "agg"
+    del kernel["HOME"]
+    assert warm_kernel.differences(imported_under, kernel) == [
+        "HOME",
+        "MPLBACKEND",
+    ]
+
+
+def test_a_server_with_a_second_thread_forks_nothing(monkeypatch):
+    monkeypatch.setattr(warm_kernel, "threads", lambda: 2)
+    same = {"MPLBACKEND": warm_kernel.INLINE_BACKEND}
+    request = {"environment": same}
+    assert warm_kernel.refusal(same, request) == "the server has 2 threads"
+    monkeypatch.setattr(warm_kernel, "threads", lambda: 1)
+    assert warm_kernel.refusal(same, request) == ""

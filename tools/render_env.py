@@ -1,0 +1,138 @@
+"""The environment tools/render_book.py runs Quarto in.
+
+Everything here makes a render faster without changing what it makes.
+It all lives in the book's `.quarto/`, which Quarto owns and git ignores:
+
+- `jupyter-cache/`: Jupyter's cache of executed chapters
+  (`execute: cache` in _quarto.yml). A chapter whose code did not change
+  is not executed again, only its prose re-rendered. The PDF, made in a
+  copy of the book at the same time, has a cache of its own
+  (`jupyter-cache-pdf/`), so the two renders never write one database at
+  once.
+- `ipython/`: the kernels' IPython folder (IPYTHONDIR). A kernel that has
+  imported torch and matplotlib spends about 0.6 s taking its interpreter
+  apart when it exits, and Quarto waits for it after every chapter it
+  executes. A startup file there ends the process once its exit handlers
+  have run, without that teardown: nothing a render keeps comes from a
+  kernel after its last output.
+- `jupyter/`: for one page's render, a kernelspec whose kernels are forked
+  from a process that has imported the book's libraries already
+  (tools/warm_kernel.py says how, and why such a kernel is still fresh).
+- `themes/`: the website's compiled themes, kept across renders by
+  tools/sass_cache.py (QUARTO_DART_SASS, and the program it runs in
+  `bin/`), which says why Quarto would compile them every time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+TOOLS = Path(__file__).resolve().parent
+
+
+def jupyter_cache(root: Path, name: str = "jupyter-cache") -> Path:
+    """Where the book in root keeps a render's cache of executed chapters."""
+    return root / ".quarto" / name
+
+
+KERNEL_STARTUP = "50-exit-without-teardown.py"
+EXIT_WITHOUT_TEARDOWN = """# Written by tools/render_env.py, which says why.
+
+import atexit
+import json
+import os
+import sys
+
+
+def exit_without_teardown():
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+# Exit handlers run last registered first: this one is registered before
+# any a chapter's code adds, so those still run before it.
+atexit.register(exit_without_teardown)
+"""
+
+
+def write_if_changed(path: Path, text: str, executable: bool = False) -> None:
+    """Write text to path unless it holds it already."""
+    if not path.is_file() or path.read_text("utf-8") != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, "utf-8")
+    if executable and not os.access(path, os.X_OK):
+        path.chmod(0o755)
+
+
+def kernel_settings(root: Path) -> Path:
+    """IPython's folder for a render's kernels, with its startup file."""
+    folder = root / ".quarto" / "ipython"
+    startup = folder / "profile_default" / "startup" / KERNEL_STARTUP
+    write_if_changed(startup, EXIT_WITHOUT_TEARDOWN)
+    return folder
+
+
+SASS_WRAPPER = """#!/bin/sh
+# Written by tools/render_env.py: Quarto's Sass compiler, cached.
+exec "{python}" "{script}" "$@"
+"""
+
+
+def sass_compiler(root: Path) -> Path:
+    """The program Quarto is to compile Sass with: tools/sass_cache.py."""
+    wrapper = root / ".quarto" / "bin" / "sass"
+    script = SASS_WRAPPER.format(
+        python=sys.executable, script=TOOLS / "sass_cache.py"
+    )
+    write_if_changed(wrapper, script, executable=True)
+    return wrapper
+
+
+def warm_kernels(root: Path, server: str) -> dict[str, str]:
+    """Variables that make a render's kernels come from the server."""
+    folder = root / ".quarto" / "jupyter"
+    spec = {
+        "argv": [
+            sys.executable,
+            str(TOOLS / "warm_kernel.py"),
+            "-f",
+            "{connection_file}",
+        ],
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+        "metadata": {"debugger": True},
+    }
+    kernel = folder / "kernels" / "python3" / "kernel.json"
+    write_if_changed(kernel, json.dumps(spec, indent=1) + "\n")
+    paths = [str(folder), *filter(None, [os.environ.get("JUPYTER_PATH")])]
+    return {
+        "JUPYTER_PATH": os.pathsep.join(paths),
+        "BOOK_WARM_KERNELS": server,
+    }
+
+
+def render_environment(
+    root: Path, server: str | None = None
+) -> dict[str, str]:
+    """The environment a render of the book in root runs Quarto in.
+
+    With server (the socket of a tools/warm_kernel.py server), the
+    render's kernels are forked from it.
+    """
+    environment = {
+        **os.environ,
+        "JUPYTERCACHE": str(jupyter_cache(root)),
+        "IPYTHONDIR": str(kernel_settings(root)),
+        "BOOK_SASS_CACHE": str(root / ".quarto" / "themes"),
+        "QUARTO_DART_SASS": str(sass_compiler(root)),
+    }
+    # A compiler chosen by whoever runs the render is the one cached.
+    if os.environ.get("QUARTO_DART_SASS"):
+        environment["BOOK_DART_SASS"] = os.environ["QUARTO_DART_SASS"]
+    if server:
+        environment.update(warm_kernels(root, server))
+    return environment

@@ -1,0 +1,382 @@
+"""Kernels that start with the book's libraries already imported.
+
+A chapter executed in a new kernel waits about 2 s before its first line
+runs: ipykernel starts (0.3 s), Quarto's setup cell imports matplotlib
+(0.5 s) and the chapter imports torch (1 to 1.8 s). When one page is
+rendered, one of the machine's two cores is idle for the 1.5 s Quarto
+spends starting up before it asks for a kernel. tools/render_book.py
+starts a server then, which does those imports while Quarto starts, and
+the page's kernel is forked from it:
+
+    python tools/warm_kernel.py serve SOCKET [MODULE ...]  # render_book.py
+    python tools/warm_kernel.py -f FILE ...    # the kernelspec's command
+
+(The modules default to PRELOADED, the libraries the chapters import.)
+
+The second command is the kernel Jupyter launches (the kernelspec
+tools/render_env.py writes). It hands the server its arguments, folder,
+environment and standard streams, and stands in for the forked kernel:
+it passes on the signals Jupyter sends and exits with the kernel's exit
+code. If the server is unreachable or refuses, it becomes an ordinary
+kernel (`python -m ipykernel_launcher`) instead.
+
+A forked kernel is still a fresh one: a new process that has run no code
+of any chapter. The libraries are loaded (in sys.modules) but not in the
+chapter's namespace, so a chapter that forgets `import torch` still fails.
+The server imports them under the environment the kernel would have
+(with ipykernel's MPLBACKEND set first, as a kernel has it before its
+code can load matplotlib); a kernel whose environment differs in anything but
+what Jupyter and Quarto set for each kernel (VARYING) is refused, and so
+is every kernel once the server has a second thread (a fork copies only
+the thread that forks).
+"""
+
+from __future__ import annotations
+
+import array
+import json
+import os
+import selectors
+import signal
+import socket
+import sys
+import time
+
+SOCKET_VARIABLE = "BOOK_WARM_KERNELS"
+# Not ipykernel.kernelapp: its classes read JPY_PARENT_PID when defined
+# (the kernel's parent, which differs for each kernel). What it imports is
+# here, and loading it in the kernel takes about 4 ms.
+PRELOADED = (
+    "ipykernel.ipkernel",
+    "numpy",
+    "torch",
+    "matplotlib",
+    "matplotlib.figure",
+    "matplotlib.backends.backend_agg",
+)
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+# Set for each kernel by Quarto, Jupyter and the shell, and read by none
+# of PRELOADED when it is imported.
+VARYING_PREFIXES = ("QUARTO_", "DENO_", "JPY_")
+VARYING = {"PYDEVD_DISABLE_FILE_VALIDATION", "PWD", "OLDPWD", "SHLVL", "_"}
+FORWARDED = (
+    signal.SIGINT,
+    signal.SIGTERM,
+    signal.SIGHUP,
+    signal.SIGQUIT,
+    signal.SIGUSR1,
+    signal.SIGUSR2,
+)
+STREAMS = 3  # standard input, output and error
+WAIT_FOR_SERVER = 5  # seconds
+
+
+def send(connection: socket.socket, message: dict) -> None:
+    connection.sendall(json.dumps(message).encode() + b"\n")
+
+
+def receive(connection: socket.socket, limit: int = 1 << 20) -> dict:
+    """One newline-ended JSON message; {} when the peer has gone."""
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = connection.recv(4096)
+        if not chunk or len(data) > limit:
+            return {}
+        data += chunk
+    return json.loads(data)
+
+
+# The server ----------------------------------------------------------------
+
+
+def differences(imported_under: dict, kernel: dict) -> list[str]:
+    """Variables that differ between two environments, and matter."""
+    # ipykernel sets MPLBACKEND when it is not set before any of the
+    # kernel's code runs (IPKernelApp.init_gui_pylab).
+    kernel = {"MPLBACKEND": INLINE_BACKEND, **kernel}
+    names = set(imported_under) | set(kernel)
+    return sorted(
+        name
+        for name in names
+        if imported_under.get(name) != kernel.get(name)
+        and name not in VARYING
+        and not name.startswith(VARYING_PREFIXES)
+    )
+
+
+def refusal(imported_under: dict, request: dict) -> str:
+    """Why the server cannot fork this kernel; "" when it can."""
+    if threads() != 1:
+        return f"the server has {threads()} threads"
+    different = differences(imported_under, request.get("environment", {}))
+    if different:
+        return "the kernel's environment differs: " + ", ".join(different)
+    return ""
+
+
+def threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        return threading.active_count()
+
+
+def become_kernel(request: dict, streams: list[int]) -> None:
+    """In the forked child: turn into `python -m ipykernel_launcher`."""
+    import runpy
+
+    os.setsid()  # as Jupyter starts a kernel: a session of its own
+    for number in (*FORWARDED, signal.SIGCHLD):
+        signal.signal(number, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for target, stream in enumerate(streams):
+        os.dup2(stream, target)
+        os.close(stream)
+    os.chdir(request["folder"])
+    os.environ.clear()
+    os.environ.update(request["environment"])
+    # The path is this process's, without tools/ (Server.load): as for
+    # `python -m ipykernel_launcher`, which takes the current folder off
+    # the path, where IPython puts it back.
+    sys.argv = ["ipykernel_launcher", *request["arguments"]]
+    exit_without_teardown(
+        lambda: runpy.run_module(
+            "ipykernel_launcher", run_name="__main__", alter_sys=True
+        )
+    )
+
+
+def exit_without_teardown(body) -> None:
+    """Run body, then end the process with its exit code at once.
+
+    Taking an interpreter with torch loaded apart takes about 0.6 s, which
+    a render would wait for; and a forked kernel must never return into
+    the server's code.
+    """
+    code = 0
+    try:
+        body()
+    except SystemExit as stop:
+        code = (
+            stop.code if isinstance(stop.code, int) else int(bool(stop.code))
+        )
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+class Server:
+    def __init__(self, path: str) -> None:
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(path)
+        self.listener.listen(8)
+        self.selector = selectors.DefaultSelector()
+        self.kernels: dict[int, socket.socket | None] = {}
+        # As ipykernel sets it before a kernel's code can load matplotlib.
+        os.environ.setdefault("MPLBACKEND", INLINE_BACKEND)
+        self.imported_under = dict(os.environ)
+
+    def load(self, modules: list[str]) -> None:
+        import importlib
+
+        # This script's folder (tools/) must not shadow a library.
+        del sys.path[0]
+        for name in modules:
+            importlib.import_module(name)
+
+    def serve(self) -> None:
+        """Fork kernels until standard input closes (its parent ended)."""
+        self.wakeup, self.woken = socket.socketpair()
+        self.wakeup.setblocking(False)
+        self.woken.setblocking(False)
+        signal.set_wakeup_fd(self.wakeup.fileno())
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        self.selector.register(self.listener, selectors.EVENT_READ, "new")
+        self.selector.register(self.woken, selectors.EVENT_READ, "child")
+        self.selector.register(sys.stdin, selectors.EVENT_READ, "parent")
+        try:
+            while True:
+                for key, _ in self.selector.select():
+                    if key.data == "parent" and not os.read(0, 4096):
+                        return
+                    if key.data == "new":
+                        self.fork(self.listener.accept()[0])
+                    elif key.data == "child":
+                        self.woken.recv(4096)
+                        self.reap()
+                    elif isinstance(key.data, int):
+                        self.launcher_gone(key.data)
+        finally:
+            for pid in self.kernels:
+                kill(pid)
+
+    def fork(self, connection: socket.socket) -> None:
+        message, streams = receive_with_streams(connection)
+        reason = refusal(self.imported_under, message) if message else "?"
+        if reason or len(streams) != STREAMS:
+            for stream in streams:
+                os.close(stream)
+            send(connection, {"refused": reason or "no streams"})
+            connection.close()
+            return
+        pid = os.fork()
+        if pid == 0:
+            self.leave()
+            connection.close()
+            become_kernel(message, streams)
+        for stream in streams:
+            os.close(stream)
+        send(connection, {"pid": pid})
+        self.kernels[pid] = connection
+        self.selector.register(connection, selectors.EVENT_READ, pid)
+
+    def leave(self) -> None:
+        """In a forked child: let go of everything the server holds."""
+        signal.set_wakeup_fd(-1)
+        self.selector.close()
+        for held in (self.listener, self.wakeup, self.woken):
+            held.close()
+        for connection in self.kernels.values():
+            if connection is not None:
+                connection.close()
+
+    def reap(self) -> None:
+        """Tell each ended kernel's launcher its exit code."""
+        while self.kernels:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            connection = self.kernels.pop(pid, None)
+            if connection is None:  # its launcher had gone
+                continue
+            self.selector.unregister(connection)
+            try:
+                send(connection, {"exit": os.waitstatus_to_exitcode(status)})
+            except OSError:
+                pass
+            connection.close()
+
+    def launcher_gone(self, pid: int) -> None:
+        """A launcher that ends takes its kernel with it."""
+        connection = self.kernels[pid]
+        if not connection.recv(4096):
+            self.selector.unregister(connection)
+            connection.close()
+            self.kernels[pid] = None
+            kill(pid)
+
+
+def kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def receive_with_streams(connection: socket.socket) -> tuple[dict, list[int]]:
+    """The launcher's request and the streams it passed along."""
+    streams = array.array("i")
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk, ancillary, _, _ = connection.recvmsg(
+            1 << 16, socket.CMSG_SPACE(STREAMS * streams.itemsize)
+        )
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                usable = len(payload) - len(payload) % streams.itemsize
+                streams.frombytes(payload[:usable])
+        if not chunk:
+            return {}, list(streams)
+        data += chunk
+    return json.loads(data), list(streams)
+
+
+def serve(path: str, modules: list[str]) -> None:
+    """Import modules, then fork kernels (SIGTERM ends it with code 0)."""
+
+    def body() -> None:
+        server = Server(path)
+        server.load(modules)
+        server.serve()
+
+    exit_without_teardown(body)
+
+
+# The launcher --------------------------------------------------------------
+
+
+def ordinary_kernel(arguments: list[str], reason: str = "") -> None:
+    """Become `python -m ipykernel_launcher ARGUMENTS`, saying why if told."""
+    if reason:
+        print(f"warm_kernel: an ordinary kernel ({reason})", file=sys.stderr)
+        sys.stderr.flush()
+    os.execv(
+        sys.executable,
+        [sys.executable, "-m", "ipykernel_launcher", *arguments],
+    )
+
+
+def launch(arguments: list[str]) -> int:
+    """Ask the server for a kernel; wait for it and return its exit code."""
+    path = os.environ.get(SOCKET_VARIABLE)
+    if not path:
+        ordinary_kernel(arguments)
+    request = {
+        "arguments": arguments,
+        "folder": os.getcwd(),
+        "environment": dict(os.environ),
+    }
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        # Started with the render, the server may not have begun to listen.
+        for _ in range(int(WAIT_FOR_SERVER / 0.01)):
+            if os.path.exists(path):
+                break
+            time.sleep(0.01)
+        server.connect(path)
+        data = json.dumps(request).encode() + b"\n"
+        socket.send_fds(server, [data], list(range(STREAMS)))
+        reply = receive(server)
+    except OSError as error:
+        reply = {"refused": f"no server: {error}"}
+    if "pid" not in reply:
+        server.close()
+        ordinary_kernel(arguments, reply.get("refused", "the server ended"))
+    pid = reply["pid"]
+    for number in FORWARDED:
+        signal.signal(number, lambda number, _, pid=pid: forward(pid, number))
+    ended = receive(server)  # a signal's handler runs; receiving goes on
+    if "exit" not in ended:  # the server is gone: so is the kernel
+        kill(pid)
+        return 1
+    code = ended["exit"]
+    return code if code >= 0 else 128 - code
+
+
+def forward(pid: int, number: int) -> None:
+    try:
+        os.kill(pid, number)
+    except ProcessLookupError:
+        pass
+
+
+def main(arguments: list[str]) -> int:
+    if arguments[:1] == ["serve"] and len(arguments) >= 2:
+        serve(arguments[1], arguments[2:] or list(PRELOADED))
+    return launch(arguments)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
