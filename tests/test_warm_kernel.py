@@ -124,10 +124,23 @@ def stop(manager, client) -> None:
     manager.shutdown_kernel(now=True)
 
 
+def gone(pid: int) -> bool:
+    """Whether process pid ends within 5 s."""
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def test_a_forked_kernel_is_a_fresh_one(tmp_path, monkeypatch, server):
     warm = start(tmp_path, monkeypatch, server=server)
     forked = probe(warm[1])
-    stop(*warm)
+    assert forked["pid"] != warm[0].provisioner.process.pid  # not launched
+    stop(*warm)  # kills the launcher's process group
+    assert gone(forked["pid"]), "the kernel outlived its launcher"
     ordinary = start(tmp_path, monkeypatch)
     fresh = probe(ordinary[1])
     stop(*ordinary)
@@ -172,22 +185,6 @@ def test_interrupts_and_the_exit_code_reach_the_kernel(
     assert manager.provisioner.process.wait(timeout=10) == 3
     client.stop_channels()
     manager.cleanup_resources()
-
-
-def test_a_killed_launcher_takes_its_kernel_along(
-    tmp_path, monkeypatch, server
-):
-    manager, client = start(tmp_path, monkeypatch, server=server)
-    kernel = probe(client)["pid"]
-    assert kernel != manager.provisioner.process.pid  # forked, not launched
-    stop(manager, client)  # kills the launcher's process group
-    for _ in range(100):
-        try:
-            os.kill(kernel, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.05)
-    pytest.fail("the kernel outlived its launcher")
 
 
 class OrdinaryKernelError(Exception):
