@@ -12,9 +12,9 @@ Reports, per notebook and in total:
   about a second in whichever cell does it);
 - with `--render`, where Quarto is installed: a cold render of the book
   (website and PDF) from a fresh clone of the last commit, which reuses
-  the committed _freeze/, then renders after one chapter changed: its
-  page after an edit (executed), its page after a prose-only edit (from
-  the cache of executed chapters) and the whole book
+  the committed _freeze/; then, for each chapter with code, its page
+  after a code edit (executed) and after a prose edit (its code from the
+  cache of executed chapters); then the whole book
   (tools/render_timing.py).
 
 Timings on a shared machine vary by about 10% from run to run, so each
@@ -200,7 +200,7 @@ def main() -> None:
     if arguments.render:
         import render_timing
 
-        for line in render_timing.report(rounds):
+        for line in render_timing.report(rounds, every_chapter=True):
             print(line)
 
 

@@ -1,6 +1,6 @@
 """How long the book takes to render: cold, and after one chapter changed.
 
-    .venv/bin/python tools/render_timing.py [--rounds 1]
+    .venv/bin/python tools/render_timing.py [--rounds 1] [--chapters all]
     .venv/bin/python tools/benchmark.py --render   # beside notebook times
 
 Every render happens in a fresh clone of the last commit (so with the
@@ -9,21 +9,23 @@ runs it:
 
 - cold: `bash tools/render.sh`, the first render of the clone (website
   and PDF, no _book/, no .quarto/);
-- one chapter edited: a line added to chapters/mechanics.qmd, then
-  `bash tools/render.sh chapters/mechanics.qmd --to html`, the edited
-  chapter's page alone (Quarto executes it: freeze applies only to
-  whole-book renders);
-- the same page after a second edit of its prose: the chapter's code is
-  as it was when it last ran, so its outputs come from Jupyter's cache
-  (`execute: cache`) and no kernel starts;
-- the whole book again after that edit: `bash tools/render.sh`, which
-  executes only the edited chapter, once per format (the website's from
-  the cache).
+- for each chapter (by default the one the timings began with,
+  chapters/mechanics.qmd; `--chapters all` for every chapter with code):
+  - a code edit: a comment added to its first code cell, then
+    `bash tools/render.sh chapters/x.qmd --to html`, the chapter's page
+    alone, executed (Quarto applies freeze only to whole-book renders,
+    and Jupyter's cache holds the code as it was);
+  - a prose edit: a line added to its text, then the same page again;
+    its code is as it was when it last ran, so its outputs come from
+    Jupyter's cache (`execute: cache`) and no kernel starts;
+- the whole book after those edits: `bash tools/render.sh`, which
+  executes the edited chapters once per format.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import statistics
 import subprocess
@@ -32,19 +34,26 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-EDITED = "chapters/mechanics.qmd"
-STEPS = {
-    "cold": ("render, cold, from a fresh clone (both formats)", []),
-    "page": (
-        f"render of the edited chapter's page ({EDITED})",
-        [EDITED, "--to", "html"],
-    ),
-    "prose": (
-        "render of that page after a second edit of its prose (cached code)",
-        [EDITED, "--to", "html"],
-    ),
-    "book": ("render of the whole book after that edit (both formats)", []),
-}
+FIRST = "chapters/mechanics.qmd"
+CODE_CELL = re.compile(r"^```\{python\}\n", re.M)
+
+
+def chapters_with_code(root: Path) -> list[str]:
+    """The chapters (in chapters/) that have a code cell."""
+    return [
+        str(path.relative_to(root))
+        for path in sorted((root / "chapters").glob("*.qmd"))
+        if CODE_CELL.search(path.read_text("utf-8"))
+    ]
+
+
+def code_edit(text: str, mark: str) -> str:
+    """text with a comment added at the top of its first code cell."""
+    return CODE_CELL.sub(lambda m: m.group(0) + f"# {mark}\n", text, 1)
+
+
+def prose_edit(text: str, mark: str) -> str:
+    return text + f"\nA line for {mark}.\n"
 
 
 def render(folder: Path, arguments: list[str]) -> float:
@@ -63,7 +72,7 @@ def render(folder: Path, arguments: list[str]) -> float:
     return seconds
 
 
-def one_round() -> dict[str, float]:
+def one_round(chapters: list[str]) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
         clone = Path(folder) / "book"
         subprocess.run(
@@ -72,30 +81,46 @@ def one_round() -> dict[str, float]:
         # The clone uses this project's environment: creating one is set-up,
         # not rendering.
         (clone / ".venv").symlink_to(ROOT / ".venv")
-        times = {"cold": render(clone, STEPS["cold"][1])}
-        chapter = clone / EDITED
-        for step in ("page", "prose", "book"):
-            if step != "book":
-                text = chapter.read_text("utf-8")
-                chapter.write_text(text + f"\nA line for {step}.\n", "utf-8")
-            times[step] = render(clone, STEPS[step][1])
+        times = {"cold": render(clone, [])}
+        for chapter in chapters:
+            source = clone / chapter
+            page = [chapter, "--to", "html"]
+            for kind, edit in (("code", code_edit), ("prose", prose_edit)):
+                text = source.read_text("utf-8")
+                source.write_text(edit(text, f"a {kind} edit"), "utf-8")
+                times[f"{kind} {chapter}"] = render(clone, page)
+        times["book"] = render(clone, [])
     return times
 
 
-def report(rounds: int = 1) -> list[str]:
+def labels(chapters: list[str]) -> dict[str, str]:
+    steps = {"cold": "render, cold, from a fresh clone (both formats)"}
+    for chapter in chapters:
+        steps[f"code {chapter}"] = f"page after a code edit ({chapter})"
+        steps[f"prose {chapter}"] = (
+            f"page after a prose edit ({chapter}, code from the cache)"
+        )
+    steps["book"] = "render of the whole book after those edits"
+    return steps
+
+
+def report(rounds: int = 1, every_chapter: bool = False) -> list[str]:
     if shutil.which("quarto") is None:
         return ["render: quarto is not on PATH; render times not measured"]
-    measured = [one_round() for _ in range(rounds)]
+    chapters = chapters_with_code(ROOT) if every_chapter else [FIRST]
+    measured = [one_round(chapters) for _ in range(rounds)]
     return [
         f"{label}: {statistics.median(m[step] for m in measured):.1f} s"
-        for step, (label, _) in STEPS.items()
+        for step, label in labels(chapters).items()
     ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=1)
-    for line in report(parser.parse_args().rounds):
+    parser.add_argument("--chapters", choices=["first", "all"])
+    arguments = parser.parse_args()
+    for line in report(arguments.rounds, arguments.chapters == "all"):
         print(line)
 
 
