@@ -161,11 +161,12 @@ def test_a_forked_kernel_is_a_fresh_one(tmp_path, monkeypatch, server):
     )
 
 
-def running(message: dict, request: str) -> bool:
-    """Whether message says the kernel began to run request's code."""
+def asleep(message: dict, request: str) -> bool:
+    """Whether message is request's code printing that it is asleep."""
     return (
         message["parent_header"].get("msg_id") == request
-        and message["msg_type"] == "execute_input"
+        and message["msg_type"] == "stream"
+        and message["content"]["text"] == "asleep\n"
     )
 
 
@@ -174,8 +175,11 @@ def test_interrupts_and_the_exit_code_reach_the_kernel(
 ):
     manager, client = start(tmp_path, monkeypatch, server=server)
     assert probe(client)["preloaded"]
-    message = client.execute("import time; time.sleep(30)")
-    while not running(client.get_iopub_msg(timeout=10), message):
+    message = client.execute("import time; print('asleep'); time.sleep(30)")
+    # Not before the code runs: a signal that comes between the kernel's
+    # announcing it and running it interrupts no code (ipykernel logs
+    # "KeyboardInterrupt caught in kernel"), and the sleep goes on.
+    while not asleep(client.get_iopub_msg(timeout=10), message):
         pass
     manager.interrupt_kernel()
     reply = client.get_shell_msg(timeout=10)
