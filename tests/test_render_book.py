@@ -197,6 +197,16 @@ def test_a_pages_kernels_come_from_a_warm_server(book):
     assert command[1].endswith("tools/warm_kernel.py")
 
 
+def test_elsewhere_than_linux_a_pages_kernels_start_as_usual(
+    book, monkeypatch
+):
+    root, quarto = book
+    monkeypatch.setattr(render_book.sys, "platform", "darwin")
+    arguments = ["chapters/a.qmd", "--to", "html"]
+    assert render_book.render_as_asked(quarto, arguments, [], root)[0] == 0
+    assert settings(root)["server"] is None
+
+
 def test_the_whole_books_kernels_start_as_usual(book):
     """The PDF's render keeps the other core busy: no server."""
     root, quarto = book

@@ -200,12 +200,16 @@ def render_as_asked(
 ) -> tuple[int, str]:
     """One `quarto render ARGUMENTS`: (code, log).
 
-    Its kernels come from a tools/warm_kernel.py server, started now, so
-    that it imports the book's libraries while Quarto starts up. (Not for
-    the whole book: there the PDF's render keeps the other core busy.)
+    On Linux its kernels come from a tools/warm_kernel.py server, started
+    now, so that it imports the book's libraries while Quarto starts up.
+    (Not for the whole book: there the PDF's render keeps the other core
+    busy. Not on macOS, where a forked process may not use the system's
+    libraries as numpy does, its BLAS among them.)
     """
     command = [quarto, "render", *arguments, *profile_arguments(profiles)]
     root = root or ROOT
+    if not sys.platform.startswith("linux"):
+        return run(command, root, True, render_environment(root))
     with tempfile.TemporaryDirectory(prefix="book-kernels-") as folder:
         socket = str(Path(folder) / "server")
         # The server imports under the environment its kernels will have.
