@@ -170,7 +170,7 @@ def asleep(message: dict, request: str) -> bool:
     )
 
 
-def test_interrupts_and_the_exit_code_reach_the_kernel(
+def test_interrupts_shutdown_and_exit_codes_pass_between_kernel_and_jupyter(
     tmp_path, monkeypatch, server
 ):
     manager, client = start(tmp_path, monkeypatch, server=server)
@@ -185,6 +185,13 @@ def test_interrupts_and_the_exit_code_reach_the_kernel(
     reply = client.get_shell_msg(timeout=10)
     assert reply["parent_header"]["msg_id"] == message
     assert reply["content"]["ename"] == "KeyboardInterrupt"
+    # A kernel asked to shut down runs the exit handlers of its code.
+    ended = tmp_path / "ended"
+    run(client, f"import atexit; atexit.register(open, {str(ended)!r}, 'w')")
+    client.stop_channels()
+    manager.shutdown_kernel()
+    assert ended.is_file()
+    manager, client = start(tmp_path, monkeypatch, server=server)
     client.execute("import os; os._exit(3)")
     assert manager.provisioner.process.wait(timeout=10) == 3
     client.stop_channels()

@@ -25,15 +25,16 @@ of any chapter. The libraries are loaded (in sys.modules) but not in the
 chapter's namespace, so a chapter that forgets `import torch` still fails.
 The server imports them under the environment the kernel would have
 (with ipykernel's MPLBACKEND set first, as a kernel has it before its
-code can load matplotlib); a kernel whose environment differs in anything but
-what Jupyter and Quarto set for each kernel (VARYING) is refused, and so
-is every kernel once the server has a second thread (a fork copies only
-the thread that forks).
+code can load matplotlib); a kernel whose environment differs in
+anything but what Jupyter and Quarto set for each kernel (VARYING) is
+refused, and so is every kernel once the server has a second thread (a
+fork copies only the thread that forks).
 """
 
 from __future__ import annotations
 
 import array
+import atexit
 import json
 import os
 import selectors
@@ -141,11 +142,17 @@ def become_kernel(request: dict, streams: list[int]) -> None:
     # `python -m ipykernel_launcher`, which takes the current folder off
     # the path, where IPython puts it back.
     sys.argv = ["ipykernel_launcher", *request["arguments"]]
-    exit_without_teardown(
-        lambda: runpy.run_module(
-            "ipykernel_launcher", run_name="__main__", alter_sys=True
-        )
-    )
+
+    def kernel() -> None:
+        try:
+            runpy.run_module(
+                "ipykernel_launcher", run_name="__main__", alter_sys=True
+            )
+        finally:
+            # As at any interpreter's exit (the chapter's handlers too).
+            atexit._run_exitfuncs()
+
+    exit_without_teardown(kernel)
 
 
 def exit_without_teardown(body) -> None:
