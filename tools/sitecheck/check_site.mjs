@@ -21,7 +21,9 @@
 //               light and with the dark colour scheme;
 //   hosts       loading the page requests nothing from another host;
 //   lighthouse  every page but 404.html scores at least the floors above
-//               (Lighthouse's default mobile profile, simulated throttling).
+//               (Lighthouse's default mobile profile, simulated throttling;
+//               a performance score below the floor is measured five times
+//               and the median counts, as scores vary from run to run).
 // It prints a table of the results and every problem with the page it is
 // on, and exits 1 if there is any problem (2 if it cannot run at all).
 // Setup: `npm ci` in tools/sitecheck (no package downloads a browser).

@@ -37,6 +37,21 @@ async function runLighthouse(lighthouse, browser, url) {
   }
 }
 
+// Lighthouse's performance score varies from run to run on a page that
+// has not changed ("the median Lighthouse score of 5 runs is twice as
+// stable as 1 run", its docs/variability.md); here the same systems.html
+// scored from 0.89 to 0.98 on one day. A page whose first run is below the
+// floor is measured RUNS times in all, and the median is what is checked.
+const RUNS = 5;
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? sorted[middle]
+    : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
 function score(value) {
   return typeof value === "number" ? value.toFixed(2) : "-";
 }
@@ -52,14 +67,24 @@ export async function lighthouseCheck(
   { minPerformance, minAccessibility, hosts },
 ) {
   const problems = [];
-  const lh = await runLighthouse(lighthouse, browser, `${origin}/${page}`);
+  const url = `${origin}/${page}`;
+  const lh = await runLighthouse(lighthouse, browser, url);
   if (lh.runtimeError) problems.push(`Lighthouse: ${lh.runtimeError}`);
   if (lh.formFactor !== "mobile") {
     problems.push(`Lighthouse ran as ${lh.formFactor}, not mobile`);
   }
-  if (!(lh.performance >= minPerformance)) {
+  const runs = [lh.performance];
+  while (!(lh.performance >= minPerformance) && runs.length < RUNS) {
+    runs.push((await runLighthouse(lighthouse, browser, url)).performance);
+  }
+  const performance = runs.length > 1 ? median(runs) : lh.performance;
+  const measured =
+    runs.length > 1
+      ? ` (the median of ${runs.length} runs: ${runs.map(score).join(", ")})`
+      : "";
+  if (!(performance >= minPerformance)) {
     problems.push(
-      `Lighthouse performance ${score(lh.performance)} is below ` +
+      `Lighthouse performance ${score(performance)}${measured} is below ` +
         `${minPerformance}`,
     );
   }
@@ -78,7 +103,8 @@ export async function lighthouseCheck(
     }
   }
   return {
-    performance: score(lh.performance),
+    performance:
+      score(performance) + (runs.length > 1 ? ` (${runs.length} runs)` : ""),
     accessibility: score(lh.accessibility),
     problems,
   };
