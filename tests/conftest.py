@@ -137,7 +137,8 @@ def keep_out_of_garbage_collection() -> None:
 
 HEAVY = "heavy_imports"
 GRADING = "tests/test_grading.py"
-# Measured: each grading run executes a whole chapter (tests/test_grading.py).
+# Measured: each grading run executes a whole chapter (tests/test_grading.py);
+# the last starts kernels.
 LONGEST_FIRST = [
     "solutions-maths-and-code",
     "untouched-maths-and-code",
@@ -146,6 +147,7 @@ LONGEST_FIRST = [
     "untouched-systems",
     "solutions-mechanics",
     "untouched-mechanics",
+    "tests/test_warm_kernel.py",  # kernels: about 2.5 s
 ]
 
 
