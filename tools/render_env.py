@@ -27,8 +27,12 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import warm_kernel  # noqa: E402
 
 TOOLS = Path(__file__).resolve().parent
 
@@ -78,7 +82,7 @@ def kernel_settings(root: Path) -> Path:
 
 SASS_WRAPPER = """#!/bin/sh
 # Written by tools/render_env.py: Quarto's Sass compiler, cached.
-exec "{python}" "{script}" "$@"
+exec {python} {script} "$@"
 """
 
 
@@ -86,7 +90,8 @@ def sass_compiler(root: Path) -> Path:
     """The program Quarto is to compile Sass with: tools/sass_cache.py."""
     wrapper = root / ".quarto" / "bin" / "sass"
     script = SASS_WRAPPER.format(
-        python=sys.executable, script=TOOLS / "sass_cache.py"
+        python=shlex.quote(sys.executable),
+        script=shlex.quote(str(TOOLS / "sass_cache.py")),
     )
     write_if_changed(wrapper, script, executable=True)
     return wrapper
@@ -111,7 +116,7 @@ def warm_kernels(root: Path, server: str) -> dict[str, str]:
     paths = [str(folder), *filter(None, [os.environ.get("JUPYTER_PATH")])]
     return {
         "JUPYTER_PATH": os.pathsep.join(paths),
-        "BOOK_WARM_KERNELS": server,
+        warm_kernel.SOCKET_VARIABLE: server,
     }
 
 
