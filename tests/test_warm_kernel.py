@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 import render_env
@@ -73,14 +74,10 @@ def kernel_environment() -> dict[str, str]:
 
 def set_kernel_environment(monkeypatch, server, **variables) -> None:
     """The environment the server's kernels have, and variables."""
-    # The kernelspec is where the server's environment says.
-    spec = os.path.join(os.path.dirname(server), ".quarto", "jupyter")
-    variables = {
-        "JUPYTER_PATH": spec,
-        warm_kernel.SOCKET_VARIABLE: server,
-        **variables,
-    }
     monkeypatch.delenv("PYTEST_CURRENT_TEST", raising=False)
+    # As the server fixture made it (for a missing server, alike).
+    spec = render_env.warm_kernels(Path(server).parent, server)
+    variables = {**spec, **variables}
     for name, value in variables.items():
         monkeypatch.setenv(name, value)
 

@@ -76,15 +76,27 @@ def send(connection: socket.socket, message: dict) -> None:
     connection.sendall(json.dumps(message).encode() + b"\n")
 
 
-def receive(connection: socket.socket, limit: int = 1 << 20) -> dict:
-    """One newline-ended JSON message; {} when the peer has gone."""
+def receive(
+    connection: socket.socket, limit: int = 1 << 20
+) -> tuple[dict, list[int]]:
+    """One newline-ended JSON message and the streams passed along with it.
+
+    The message is {} when the peer has gone (or sent more than limit).
+    """
+    streams = array.array("i")
     data = b""
     while not data.endswith(b"\n"):
-        chunk = connection.recv(4096)
+        chunk, ancillary, _, _ = connection.recvmsg(
+            1 << 16, socket.CMSG_SPACE(STREAMS * streams.itemsize)
+        )
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                usable = len(payload) - len(payload) % streams.itemsize
+                streams.frombytes(payload[:usable])
         if not chunk or len(data) > limit:
-            return {}
+            return {}, list(streams)
         data += chunk
-    return json.loads(data)
+    return json.loads(data), list(streams)
 
 
 # The server ----------------------------------------------------------------
@@ -107,8 +119,9 @@ def differences(imported_under: dict, kernel: dict) -> list[str]:
 
 def refusal(imported_under: dict, request: dict) -> str:
     """Why the server cannot fork this kernel; "" when it can."""
-    if threads() != 1:
-        return f"the server has {threads()} threads"
+    running = threads()
+    if running != 1:
+        return f"the server has {running} threads"
     different = differences(imported_under, request.get("environment", {}))
     if different:
         return "the kernel's environment differs: " + ", ".join(different)
@@ -227,7 +240,7 @@ class Server:
                 kill(pid)
 
     def fork(self, connection: socket.socket) -> None:
-        message, streams = receive_with_streams(connection)
+        message, streams = receive(connection)
         reason = refusal(self.imported_under, message) if message else "?"
         if reason or len(streams) != STREAMS:
             for stream in streams:
@@ -292,24 +305,6 @@ def kill(pid: int) -> None:
         pass
 
 
-def receive_with_streams(connection: socket.socket) -> tuple[dict, list[int]]:
-    """The launcher's request and the streams it passed along."""
-    streams = array.array("i")
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk, ancillary, _, _ = connection.recvmsg(
-            1 << 16, socket.CMSG_SPACE(STREAMS * streams.itemsize)
-        )
-        for level, kind, payload in ancillary:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                usable = len(payload) - len(payload) % streams.itemsize
-                streams.frombytes(payload[:usable])
-        if not chunk:
-            return {}, list(streams)
-        data += chunk
-    return json.loads(data), list(streams)
-
-
 def serve(path: str, modules: list[str]) -> None:
     """Import modules, then fork kernels (SIGTERM ends it with code 0)."""
 
@@ -355,7 +350,7 @@ def launch(arguments: list[str]) -> int:
         server.connect(path)
         data = json.dumps(request).encode() + b"\n"
         socket.send_fds(server, [data], list(range(STREAMS)))
-        reply = receive(server)
+        reply, _ = receive(server)
     except OSError as error:
         reply = {"refused": f"no server: {error}"}
     if "pid" not in reply:
@@ -364,7 +359,7 @@ def launch(arguments: list[str]) -> int:
     pid = reply["pid"]
     for number in FORWARDED:
         signal.signal(number, lambda number, _, pid=pid: forward(pid, number))
-    ended = receive(server)  # a signal's handler runs; receiving goes on
+    ended, _ = receive(server)  # a signal's handler runs; receiving goes on
     if "exit" not in ended:  # the server is gone: so is the kernel
         kill(pid)
         return 1
