@@ -80,6 +80,10 @@ def test_what_decides_the_css_is_in_the_key(sass):
     imported.write_text("$a: 22;")  # a file it may import changed
     compile_text("a { b: d }", extra=["--charset"])
     assert len(calls()) == 4
+    # A file it cannot import (a script's compiled bytecode) does not.
+    (folder / "bootstrap" / "postrender.cpython-311.pyc").write_bytes(b"")
+    compile_text("a { b: d }", extra=["--charset"])
+    assert len(calls()) == 4
 
 
 def test_a_failed_compile_is_not_kept(sass):

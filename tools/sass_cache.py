@@ -16,11 +16,12 @@ Quarto calls this script as it calls dart-sass:
         --load-path=DIR ...
 
 The key is everything that decides the CSS: the input's text, the
-options, the compiler (path, size, modification time) and every file in
-the load paths (path, size, modification time). A hit copies the stored
-CSS to OUTPUT; a miss runs the compiler and stores its CSS. Either way
-no source map is written (Quarto deletes the reference to one, and keeps
-no map). Any other call (`--version`, say) goes to the compiler as it is.
+options, the compiler (path, size, modification time) and every Sass or
+CSS file in the load paths (path, size, modification time). A hit copies
+the stored CSS to OUTPUT; a miss runs the compiler and stores its CSS.
+Either way no source map is written (Quarto deletes the reference to one,
+and keeps no map). Any other call (`--version`, say) goes to the compiler
+as it is.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ from pathlib import Path
 # Compiled themes kept; older ones are deleted (each is about 0.3 MB).
 KEPT = 8
 NO_SOURCE_MAP = "--no-source-map"
+# What an @import or @use can load. A load path holds other files too (the
+# book's tools/site/ holds scripts, whose __pycache__ changes when they
+# run, and fonts), which cannot change the CSS.
+SASS_FILES = {".scss", ".sass", ".css"}
 # The values of `--style`, the one option Quarto passes apart.
 STYLES = {"compressed", "expanded"}
 
@@ -71,7 +76,7 @@ def cache_key(compiler: Path, source: Path, options: list[str]) -> str:
     digest.update(source.read_bytes())
     for folder in load_paths(options):
         for path in sorted(folder.rglob("*")):
-            if path.is_file():
+            if path.suffix in SASS_FILES and path.is_file():
                 digest.update(fingerprint(path).encode())
     return digest.hexdigest()
 
