@@ -26,6 +26,8 @@ import check_env  # noqa: E402
 if check_env.main([]) != 0:
     raise SystemExit(4)
 
+import suite_kernels  # noqa: E402
+
 # pytester runs pytest inside a test (tests/test_checker.py).
 pytest_plugins = ["pytester"]
 
@@ -46,6 +48,7 @@ def pytest_configure(config):
     # main process: xdist workers (with `workerinput`) start after it.
     if not hasattr(config, "workerinput"):
         import matplotlib.font_manager  # noqa: F401
+    suite_kernels.configure(config)
 
 
 # Jupyter picks a kernel's five ports by binding to port 0 and letting go,

@@ -258,8 +258,14 @@ def bare_project(tmp_path, requirements: str) -> Path:
     (project / "tests").mkdir(parents=True)
     (project / "tools").mkdir()
     shutil.copy(ROOT / "pyproject.toml", project)
-    shutil.copy(ROOT / "tests" / "conftest.py", project / "tests")
-    shutil.copy(ROOT / "tools" / "check_env.py", project / "tools")
+    for path in (
+        "tests/conftest.py",
+        "tests/suite_kernels.py",
+        "tools/check_env.py",
+        "tools/render_env.py",
+        "tools/warm_kernel.py",
+    ):
+        shutil.copy(ROOT / path, project / path)
     (project / "tests" / "test_nothing.py").write_text(
         "def test_nothing():\n    pass\n"
     )

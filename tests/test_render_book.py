@@ -34,7 +34,7 @@ ipython = Path(os.environ.get("IPYTHONDIR", "no-ipython-dir"))
 ipython.mkdir(parents=True, exist_ok=True)
 (ipython / f"used-by-{{to}}").write_text(os.getcwd())
 server = os.environ.get("BOOK_WARM_KERNELS")
-for _ in range(500 if server else 0):  # as tools/warm_kernel.py waits
+for _ in range(500 if server else 0):  # as tools/warm_launcher.py waits
     if os.path.exists(server):
         break
     time.sleep(0.01)
@@ -194,7 +194,7 @@ def test_a_pages_kernels_come_from_a_warm_server(book):
     assert used["server"]  # running while Quarto ran
     spec = Path(used["kernelspecs"]) / "kernels" / "python3" / "kernel.json"
     command = json.loads(spec.read_text())["argv"]
-    assert command[1].endswith("tools/warm_kernel.py")
+    assert command[1].endswith("tools/warm_launcher.py")
 
 
 def test_elsewhere_than_linux_a_pages_kernels_start_as_usual(

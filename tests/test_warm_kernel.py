@@ -1,8 +1,9 @@
-"""tools/warm_kernel.py: a page's kernels, forked from a warm server.
+"""tools/warm_kernel.py and warm_launcher.py: kernels forked from a server.
 
-The server here preloads ipykernel and `colorsys` (a module no kernel
-loads by itself), not torch: what is tested is what a forked kernel is,
-not how long torch takes.
+The server here preloads ipykernel, numpy (whose global random generator a
+fork would copy) and `colorsys` (a module no kernel loads by itself), not
+torch: what is tested is what a forked kernel is, not how long torch
+takes.
 """
 
 import json
@@ -14,14 +15,18 @@ from pathlib import Path
 
 import pytest
 import render_env
+import suite_kernels
 import warm_kernel
+import warm_launcher
 from jupyter_client import KernelManager
 
-PRELOADED = ["ipykernel.ipkernel", "colorsys"]
+PRELOADED = ["ipykernel.ipkernel", "numpy.random", "colorsys"]
 PROBE = """
-import json, os, sys
+import json, os, random, sys
+import numpy
 from ipykernel.kernelapp import IPKernelApp
 print(json.dumps({
+    "drawn": [random.random(), numpy.random.random()],
     "parent": IPKernelApp.instance().parent_handle
     == int(os.environ["JPY_PARENT_PID"]),
     "preloaded": "colorsys" in sys.modules,
@@ -88,7 +93,8 @@ def start(tmp_path, monkeypatch, server=None):
     folder.mkdir(exist_ok=True)
     if server:
         set_kernel_environment(monkeypatch, server)
-    else:
+    else:  # not from the suite's server either (tests/suite_kernels.py)
+        monkeypatch.delenv(warm_kernel.SOCKET_VARIABLE, raising=False)
         monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "no-kernelspecs"))
     manager = KernelManager(kernel_name="python3")
     manager.start_kernel(cwd=str(folder))
@@ -138,6 +144,14 @@ def test_a_forked_kernel_is_a_fresh_one(tmp_path, monkeypatch, server):
     assert forked["pid"] != warm[0].provisioner.process.pid  # not launched
     stop(*warm)  # kills the launcher's process group
     assert gone(forked["pid"]), "the kernel outlived its launcher"
+    # Its random generators are seeded anew, as a new interpreter's are,
+    # not copies of the server's.
+    second = start(tmp_path, monkeypatch, server=server)
+    again = probe(second[1])
+    assert again["pid"] != second[0].provisioner.process.pid  # forked too
+    stop(*second)
+    drawn = zip(forked["drawn"], again["drawn"], strict=True)
+    assert all(first != second for first, second in drawn)
     ordinary = start(tmp_path, monkeypatch)
     fresh = probe(ordinary[1])
     stop(*ordinary)
@@ -151,7 +165,8 @@ def test_a_forked_kernel_is_a_fresh_one(tmp_path, monkeypatch, server):
         assert forked[key] == fresh[key], key
     assert "colorsys" not in forked["names"]
     for name in ("JUPYTER_PATH", warm_kernel.SOCKET_VARIABLE):
-        del forked["environment"][name], fresh["environment"][name]
+        for kernel in (forked, fresh):
+            kernel["environment"].pop(name, None)
     assert (
         warm_kernel.differences(forked["environment"], fresh["environment"])
         == []
@@ -209,16 +224,16 @@ def launched(monkeypatch) -> str:
     def ordinary_kernel(arguments, reason=""):
         raise OrdinaryKernelError(reason)
 
-    monkeypatch.setattr(warm_kernel, "ordinary_kernel", ordinary_kernel)
+    monkeypatch.setattr(warm_launcher, "ordinary_kernel", ordinary_kernel)
     with pytest.raises(OrdinaryKernelError) as stopped:
-        warm_kernel.launch(["-f", "kernel.json"])
+        warm_launcher.launch(["-f", "kernel.json"])
     return str(stopped.value)
 
 
 def test_without_a_server_the_kernel_is_an_ordinary_one(tmp_path, monkeypatch):
     monkeypatch.delenv(warm_kernel.SOCKET_VARIABLE, raising=False)
     assert launched(monkeypatch) == ""  # not asked to: nothing to say
-    monkeypatch.setattr(warm_kernel, "WAIT_FOR_SERVER", 0.05)
+    monkeypatch.setattr(warm_launcher, "WAIT_FOR_SERVER", 0.05)
     set_kernel_environment(monkeypatch, str(tmp_path / "no-server"))
     assert launched(monkeypatch).startswith("no server")
 
@@ -260,3 +275,64 @@ def test_a_server_with_a_second_thread_forks_nothing(monkeypatch):
     assert warm_kernel.refusal(same, request) == "the server has 2 threads"
     monkeypatch.setattr(warm_kernel, "threads", lambda: 1)
     assert warm_kernel.refusal(same, request) == ""
+
+
+def noisy_server(tmp_path, code: str) -> subprocess.Popen:
+    """A server that imports a module running code, once it listens."""
+    (tmp_path / "noisy.py").write_text(code)
+    path = str(tmp_path / "server")
+    process = subprocess.Popen(
+        [sys.executable, warm_kernel.__file__, "serve", path, "noisy"],
+        stdin=subprocess.PIPE,
+        env={**kernel_environment(), "PYTHONPATH": str(tmp_path)},
+    )
+    while not os.path.exists(path):
+        assert process.poll() is None, "the server ended"
+        time.sleep(0.01)
+    return process
+
+
+@pytest.mark.parametrize(
+    "code, said",
+    [
+        ("print('a notice')", "a notice"),
+        ("import warnings\nwarnings.warn('a warning')", "a warning"),
+    ],
+)
+def test_a_server_whose_imports_said_something_forks_nothing(
+    tmp_path, monkeypatch, code, said
+):
+    """A new kernel would show it in the cell that imports the module."""
+    server = noisy_server(tmp_path, code)
+    path = str(tmp_path / "server")
+    set_kernel_environment(monkeypatch, path, PYTHONPATH=str(tmp_path))
+    reason = launched(monkeypatch)
+    server.terminate()
+    server.stdin.close()
+    assert server.wait(timeout=10) == 0
+    assert reason == f"importing the libraries said {said!r}"
+
+
+def test_the_suites_notebook_kernels_are_forked():
+    """nbval's and otter's kernels come from tests/suite_kernels.py's server.
+
+    It imports the book's libraries (warm_kernel.PRELOADED), torch among
+    them, so a kernel forked from it has torch loaded before any code ran,
+    though not in its namespace.
+    """
+    if not suite_kernels.wanted():
+        pytest.skip(f"{suite_kernels.OPT_OUT}=1, or not Linux")
+    import nbval.kernel
+
+    code = "import sys\nprint('torch' in sys.modules, 'torch' in dir())"
+    for name in suite_kernels.KERNEL_NAMES:
+        manager = KernelManager(
+            kernel_name=name,
+            kernel_spec_manager=nbval.kernel.NbvalKernelspecManager(),
+        )
+        manager.start_kernel()
+        client = manager.client()
+        client.start_channels()
+        client.wait_for_ready(timeout=30)
+        assert run(client, code)[0] == "True False\n", name
+        stop(manager, client)

@@ -39,7 +39,11 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import render_log  # noqa: E402
-from render_env import jupyter_cache, render_environment  # noqa: E402
+from render_env import (  # noqa: E402
+    jupyter_cache,
+    render_environment,
+    warm_kernel_server,
+)
 
 TOOLS = Path(__file__).resolve().parent
 ROOT = TOOLS.parent
@@ -214,20 +218,8 @@ def render_as_asked(
         socket = str(Path(folder) / "server")
         # The server imports under the environment its kernels will have.
         environment = render_environment(root, server=socket)
-        server = subprocess.Popen(
-            [sys.executable, str(TOOLS / "warm_kernel.py"), "serve", socket],
-            stdin=subprocess.PIPE,
-            env=environment,
-        )
-        try:
+        with warm_kernel_server(socket, environment):
             return run(command, root, True, environment)
-        finally:
-            # Ended at once, even while it imports (when Quarto needed no
-            # kernel). Its standard input closes too: should this process
-            # be killed, that ends the server.
-            server.terminate()
-            server.stdin.close()
-            server.wait()
 
 
 def main(argv: list[str]) -> int:

@@ -25,9 +25,11 @@ It all lives in the book's `.quarto/`, which Quarto owns and git ignores:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -97,13 +99,16 @@ def sass_compiler(root: Path) -> Path:
     return wrapper
 
 
-def warm_kernels(root: Path, server: str) -> dict[str, str]:
-    """Variables that make a render's kernels come from the server."""
-    folder = root / ".quarto" / "jupyter"
-    spec = {
+def warm_kernelspec() -> dict:
+    """The kernelspec of a kernel forked from a tools/warm_kernel.py server.
+
+    Its command is tools/warm_launcher.py, which asks the server named by
+    the kernel's environment (warm_kernel.SOCKET_VARIABLE).
+    """
+    return {
         "argv": [
             sys.executable,
-            str(TOOLS / "warm_kernel.py"),
+            str(TOOLS / "warm_launcher.py"),
             "-f",
             "{connection_file}",
         ],
@@ -111,13 +116,41 @@ def warm_kernels(root: Path, server: str) -> dict[str, str]:
         "language": "python",
         "metadata": {"debugger": True},
     }
+
+
+def warm_kernels(root: Path, server: str) -> dict[str, str]:
+    """Variables that make a render's kernels come from the server."""
+    folder = root / ".quarto" / "jupyter"
     kernel = folder / "kernels" / "python3" / "kernel.json"
-    write_if_changed(kernel, json.dumps(spec, indent=1) + "\n")
-    paths = [str(folder), *filter(None, [os.environ.get("JUPYTER_PATH")])]
+    spec = json.dumps(warm_kernelspec(), indent=1)
+    write_if_changed(kernel, spec + "\n")
+    inherited = os.environ.get("JUPYTER_PATH", "").split(os.pathsep)
+    paths = [str(folder), *(p for p in inherited if p and p != str(folder))]
     return {
         "JUPYTER_PATH": os.pathsep.join(paths),
         warm_kernel.SOCKET_VARIABLE: server,
     }
+
+
+@contextlib.contextmanager
+def warm_kernel_server(socket: str, environment: dict[str, str]):
+    """A tools/warm_kernel.py server on socket while the block runs.
+
+    It imports under environment, which must be the one its kernels will
+    have. It is ended at once when the block ends, even while it imports;
+    its standard input closes too, so it ends when this process is killed.
+    """
+    server = subprocess.Popen(
+        [sys.executable, str(TOOLS / "warm_kernel.py"), "serve", socket],
+        stdin=subprocess.PIPE,
+        env=environment,
+    )
+    try:
+        yield server
+    finally:
+        server.terminate()
+        server.stdin.close()
+        server.wait()
 
 
 def render_environment(
@@ -138,6 +171,8 @@ def render_environment(
     # A compiler chosen by whoever runs the render is the one cached.
     if os.environ.get("QUARTO_DART_SASS"):
         environment["BOOK_DART_SASS"] = os.environ["QUARTO_DART_SASS"]
+    # Not a server this process's own parent named (the test suite's).
+    environment.pop(warm_kernel.SOCKET_VARIABLE, None)
     if server:
         environment.update(warm_kernels(root, server))
     return environment

@@ -1,34 +1,32 @@
 """Kernels that start with the book's libraries already imported.
 
+    python tools/warm_kernel.py serve SOCKET [MODULE ...]
+
 A chapter executed in a new kernel waits about 2 s before its first line
 runs: ipykernel starts (0.3 s), Quarto's setup cell imports matplotlib
 (0.5 s) and the chapter imports torch (1 to 1.8 s). When one page is
 rendered, one of the machine's two cores is idle for the 1.5 s Quarto
 spends starting up before it asks for a kernel. tools/render_book.py
-starts a server then, which does those imports while Quarto starts, and
-the page's kernel is forked from it:
-
-    python tools/warm_kernel.py serve SOCKET [MODULE ...]  # render_book.py
-    python tools/warm_kernel.py -f FILE ...    # the kernelspec's command
-
-(The modules default to PRELOADED, the libraries the chapters import.)
-
-The second command is the kernel Jupyter launches (the kernelspec
-tools/render_env.py writes). It hands the server its arguments, folder,
-environment and standard streams, and stands in for the forked kernel:
-it passes on the signals Jupyter sends and exits with the kernel's exit
-code. If the server is unreachable or refuses, it becomes an ordinary
-kernel (`python -m ipykernel_launcher`) instead.
+starts this server then, which does those imports (the modules default
+to PRELOADED) while Quarto starts, and the page's kernel is forked from
+it; the test suite forks its notebooks' kernels from one server too
+(tests/suite_kernels.py). The kernel Jupyter launches is
+tools/warm_launcher.py (the kernelspec tools/render_env.py writes): it
+asks the server for a kernel and stands in for it.
 
 A forked kernel is still a fresh one: a new process that has run no code
 of any chapter. The libraries are loaded (in sys.modules) but not in the
-chapter's namespace, so a chapter that forgets `import torch` still fails.
+chapter's namespace, so a chapter that forgets `import torch` still fails,
+and numpy's global random generator is seeded anew, as an import seeds it.
 The server imports them under the environment the kernel would have
 (with ipykernel's MPLBACKEND set first, as a kernel has it before its
-code can load matplotlib); a kernel whose environment differs in
-anything but what Jupyter and Quarto set for each kernel (VARYING) is
-refused, and so is every kernel once the server has a second thread (a
-fork copies only the thread that forks).
+code can load matplotlib). It refuses a kernel whose environment differs
+in anything but what is set for each kernel (VARYING); every kernel once
+the server has a second thread (a fork copies only the thread that
+forks); and every kernel when importing the libraries printed or warned,
+which a new kernel would show in the cell that imports them. What still
+tells a forked kernel apart: it has the server's seed for Python's string
+hashing, so sets of strings iterate in the same order in all of them.
 """
 
 from __future__ import annotations
@@ -41,7 +39,6 @@ import selectors
 import signal
 import socket
 import sys
-import time
 
 SOCKET_VARIABLE = "BOOK_WARM_KERNELS"
 # Not ipykernel.kernelapp: its classes read JPY_PARENT_PID when defined
@@ -56,10 +53,22 @@ PRELOADED = (
     "matplotlib.backends.backend_agg",
 )
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
-# Set for each kernel by Quarto, Jupyter and the shell, and read by none
-# of PRELOADED when it is imported.
-VARYING_PREFIXES = ("QUARTO_", "DENO_", "JPY_")
-VARYING = {"PYDEVD_DISABLE_FILE_VALIDATION", "PWD", "OLDPWD", "SHLVL", "_"}
+# Set for each kernel by Quarto, Jupyter, pytest and the shell; by otter
+# (its conda folder first on PATH), IPython's test plugin (the terminal's
+# size) and torch (once it has compiled) in the test suite's processes.
+# None of PRELOADED reads them when it is imported.
+VARYING_PREFIXES = ("QUARTO_", "DENO_", "JPY_", "PYTEST_")
+VARYING = {
+    "PYDEVD_DISABLE_FILE_VALIDATION",
+    "PWD",
+    "OLDPWD",
+    "SHLVL",
+    "_",
+    "PATH",
+    "COLUMNS",
+    "LINES",
+    "TORCHINDUCTOR_CACHE_DIR",
+}
 FORWARDED = (
     signal.SIGINT,
     signal.SIGTERM,
@@ -69,7 +78,6 @@ FORWARDED = (
     signal.SIGUSR2,
 )
 STREAMS = 3  # standard input, output and error
-WAIT_FOR_SERVER = 5  # seconds
 
 
 def send(connection: socket.socket, message: dict) -> None:
@@ -117,8 +125,14 @@ def differences(imported_under: dict, kernel: dict) -> list[str]:
     )
 
 
-def refusal(imported_under: dict, request: dict) -> str:
-    """Why the server cannot fork this kernel; "" when it can."""
+def refusal(imported_under: dict, request: dict, noise: str = "") -> str:
+    """Why the server cannot fork this kernel; "" when it can.
+
+    noise is what importing the libraries printed or warned: a new kernel
+    would show it in the cell that imports them, a forked one would not.
+    """
+    if noise:
+        return f"importing the libraries said {noise!r}"
     running = threads()
     if running != 1:
         return f"the server has {running} threads"
@@ -151,6 +165,11 @@ def become_kernel(request: dict, streams: list[int]) -> None:
     os.chdir(request["folder"])
     os.environ.clear()
     os.environ.update(request["environment"])
+    # A new interpreter seeds numpy's global generator from the system as
+    # it imports it; a fork copies the server's (Python's `random` seeds
+    # itself anew in a forked child).
+    if "numpy.random" in sys.modules:
+        sys.modules["numpy.random"].seed()
     # The path is this process's, without tools/ (Server.load): as for
     # `python -m ipykernel_launcher`, which takes the current folder off
     # the path, where IPython puts it back.
@@ -203,14 +222,33 @@ class Server:
         # As ipykernel sets it before a kernel's code can load matplotlib.
         os.environ.setdefault("MPLBACKEND", INLINE_BACKEND)
         self.imported_under = dict(os.environ)
+        self.noise = ""
 
     def load(self, modules: list[str]) -> None:
         import importlib
+        import tempfile
+        import warnings
 
         # This script's folder (tools/) must not shadow a library.
         del sys.path[0]
-        for name in modules:
-            importlib.import_module(name)
+        kept = [os.dup(target) for target in (1, 2)]
+        with tempfile.TemporaryFile() as printed:
+            for target in (1, 2):
+                os.dup2(printed.fileno(), target)
+            try:
+                with warnings.catch_warnings(record=True) as warned:
+                    for name in modules:
+                        importlib.import_module(name)
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                for target, stream in zip((1, 2), kept, strict=True):
+                    os.dup2(stream, target)
+                    os.close(stream)
+            printed.seek(0)
+            said = printed.read().decode(errors="replace").splitlines()
+        said = [str(warning.message) for warning in warned] + said
+        self.noise = said[0][:100] if said else ""
 
     def serve(self) -> None:
         """Fork kernels until standard input closes (its parent ended)."""
@@ -241,7 +279,11 @@ class Server:
 
     def fork(self, connection: socket.socket) -> None:
         message, streams = receive(connection)
-        reason = refusal(self.imported_under, message) if message else "?"
+        reason = (
+            refusal(self.imported_under, message, self.noise)
+            if message
+            else "?"
+        )
         if reason or len(streams) != STREAMS:
             for stream in streams:
                 os.close(stream)
@@ -316,68 +358,12 @@ def serve(path: str, modules: list[str]) -> None:
     exit_without_teardown(body)
 
 
-# The launcher --------------------------------------------------------------
-
-
-def ordinary_kernel(arguments: list[str], reason: str = "") -> None:
-    """Become `python -m ipykernel_launcher ARGUMENTS`, saying why if told."""
-    if reason:
-        print(f"warm_kernel: an ordinary kernel ({reason})", file=sys.stderr)
-        sys.stderr.flush()
-    os.execv(
-        sys.executable,
-        [sys.executable, "-m", "ipykernel_launcher", *arguments],
-    )
-
-
-def launch(arguments: list[str]) -> int:
-    """Ask the server for a kernel; wait for it and return its exit code."""
-    path = os.environ.get(SOCKET_VARIABLE)
-    if not path:
-        ordinary_kernel(arguments)
-    request = {
-        "arguments": arguments,
-        "folder": os.getcwd(),
-        "environment": dict(os.environ),
-    }
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        # Started with the render, the server may not have begun to listen.
-        for _ in range(int(WAIT_FOR_SERVER / 0.01)):
-            if os.path.exists(path):
-                break
-            time.sleep(0.01)
-        server.connect(path)
-        data = json.dumps(request).encode() + b"\n"
-        socket.send_fds(server, [data], list(range(STREAMS)))
-        reply, _ = receive(server)
-    except OSError as error:
-        reply = {"refused": f"no server: {error}"}
-    if "pid" not in reply:
-        server.close()
-        ordinary_kernel(arguments, reply.get("refused", "the server ended"))
-    pid = reply["pid"]
-    for number in FORWARDED:
-        signal.signal(number, lambda number, _, pid=pid: forward(pid, number))
-    ended, _ = receive(server)  # a signal's handler runs; receiving goes on
-    if "exit" not in ended:  # the server is gone: so is the kernel
-        kill(pid)
-        return 1
-    code = ended["exit"]
-    return code if code >= 0 else 128 - code
-
-
-def forward(pid: int, number: int) -> None:
-    try:
-        os.kill(pid, number)
-    except ProcessLookupError:
-        pass
-
-
 def main(arguments: list[str]) -> int:
-    if arguments[:1] == ["serve"] and len(arguments) >= 2:
-        serve(arguments[1], arguments[2:] or list(PRELOADED))
-    return launch(arguments)
+    if arguments[:1] != ["serve"] or len(arguments) < 2:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    serve(arguments[1], arguments[2:] or list(PRELOADED))
+    return 0
 
 
 if __name__ == "__main__":
