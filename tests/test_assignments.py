@@ -5,6 +5,8 @@ an assignment or a rendered student page. tests/test_grading.py builds the
 assignments with `otter assign` and grades them with otter.
 """
 
+import os
+
 import leaks
 import nbformat
 import pytest
@@ -47,7 +49,15 @@ def test_a_planted_solution_line_is_found(tmp_path):
     page.parent.mkdir(parents=True)
     page.write_text(f"<p>{printed.replace('[', '&#91;')}</p>", "utf-8")
     problems = leaks.check_no_solution_leaks(book)
-    assert [p for p in problems if "_book/chapters/mechanics.html" in p]
+    found = [p for p in problems if "_book/chapters/mechanics.html" in p]
+    assert found and "older than" not in found[0]
+    # A page rendered before its chapter last changed says so.
+    chapter = book / "chapters" / "mechanics.qmd"
+    before = chapter.stat().st_mtime - 60
+    os.utime(page, (before, before))
+    problems = leaks.check_no_solution_leaks(book)
+    found = [p for p in problems if "_book/chapters/mechanics.html" in p]
+    assert "is older than chapters/mechanics.qmd: render" in found[0]
 
 
 def test_the_books_answer_check_covers_the_assignments(tmp_path):

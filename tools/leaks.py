@@ -88,9 +88,22 @@ def check_no_solution_leaks(root: Path = ROOT) -> list[str]:
             if leaked:
                 problems.append(
                     f"{path}: contains solution text from chapters/"
-                    f"{name}.qmd: {leaked[0]!r}"
+                    f"{name}.qmd: {leaked[0]!r}{stale(root, path, name)}"
                 )
     return problems
+
+
+def stale(root: Path, path: str, name: str) -> str:
+    """A hint when a rendered page is older than its chapter, or ''."""
+    chapter = root / "chapters" / f"{name}.qmd"
+    if path.endswith(".html") and (
+        (root / path).stat().st_mtime < chapter.stat().st_mtime
+    ):
+        return (
+            f" ({path} is older than chapters/{name}.qmd: render the book "
+            "again, `bash tools/render.sh`)"
+        )
+    return ""
 
 
 if __name__ == "__main__":
