@@ -12,9 +12,10 @@ kernel's environment differs from the server's (a test that sets a
 variable) or when importing the libraries printed or warned, which a new
 kernel would show in the cell that imports them.
 
-One difference remains: every forked kernel has the server's seed for
-Python's string hashing, so the order of a set of strings is the same
-in all of them (and different in the next run of the suite).
+tools/warm_kernel.py lists the differences that remain, such as the
+server's seed for Python's string hashing, which all its kernels share:
+the order of a set of strings is the same in all of them (and different
+in the next run of the suite).
 
 `BOOK_FRESH_KERNELS=1` starts every kernel the ordinary way.
 """
@@ -27,9 +28,6 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-
-import render_env
-import warm_kernel
 
 OPT_OUT = "BOOK_FRESH_KERNELS"
 # nbval's name for the kernel of its own environment (--nbval-current-env),
@@ -47,6 +45,9 @@ def start_server(config) -> None:
     Its socket is in the environment that the xdist workers, and every
     kernel, inherit; the server imports under that environment.
     """
+    import render_env
+    import warm_kernel
+
     folder = tempfile.mkdtemp(prefix="book-kernels-")
     socket = str(Path(folder) / "server")
     os.environ[warm_kernel.SOCKET_VARIABLE] = socket
@@ -63,6 +64,8 @@ def fork_kernels(socket: str) -> None:
     that starts a kernel of its own kind unsets or changes the variable.
     """
     import ipykernel.kernelspec
+    import render_env
+    import warm_kernel
     from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
     from nbval.kernel import NbvalKernelspecManager
 
@@ -85,8 +88,11 @@ def fork_kernels(socket: str) -> None:
 
 
 def configure(config) -> None:
+    """(Its modules are imported only where it forks: not on Windows.)"""
     if not wanted():
         return
+    import warm_kernel
+
     if not hasattr(config, "workerinput"):
         start_server(config)
     socket = os.environ.get(warm_kernel.SOCKET_VARIABLE)

@@ -1,5 +1,6 @@
 """Kernels of the suite take ports from a range of their own (conftest)."""
 
+import contextlib
 import os
 import socket
 
@@ -19,8 +20,10 @@ def test_a_kernel_gets_a_free_port_of_this_process():
     cache = LocalPortCache()
     first = cache.find_available_port("127.0.0.1")
     assert first in mine
-    # Another program holds the next port: it is passed over.
+    # Another program holds the next port: it is passed over. (Once in a
+    # full run a program held it already, which tests the same.)
     with socket.socket() as holder:
-        holder.bind(("127.0.0.1", first + 1))
+        with contextlib.suppress(OSError):
+            holder.bind(("127.0.0.1", first + 1))
         second = cache.find_available_port("127.0.0.1")
     assert second in mine and second not in (first, first + 1)

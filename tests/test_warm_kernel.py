@@ -6,8 +6,10 @@ torch: what is tested is what a forked kernel is, not how long torch
 takes.
 """
 
+import contextlib
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -87,12 +89,12 @@ def set_kernel_environment(monkeypatch, server, **variables) -> None:
         monkeypatch.setenv(name, value)
 
 
-def start(tmp_path, monkeypatch, server=None):
+def start(tmp_path, monkeypatch, server=None, **variables):
     """A kernel as Quarto starts one, from the render's kernelspec or not."""
     folder = tmp_path / "chapters"
     folder.mkdir(exist_ok=True)
     if server:
-        set_kernel_environment(monkeypatch, server)
+        set_kernel_environment(monkeypatch, server, **variables)
     else:  # not from the suite's server either (tests/suite_kernels.py)
         monkeypatch.delenv(warm_kernel.SOCKET_VARIABLE, raising=False)
         monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "no-kernelspecs"))
@@ -277,19 +279,33 @@ def test_a_server_with_a_second_thread_forks_nothing(monkeypatch):
     assert warm_kernel.refusal(same, request) == ""
 
 
-def noisy_server(tmp_path, code: str) -> subprocess.Popen:
-    """A server that imports a module running code, once it listens."""
-    (tmp_path / "noisy.py").write_text(code)
+@contextlib.contextmanager
+def server_importing(tmp_path, code: str):
+    """A server that imports a module running code; its socket's path.
+
+    The module is on PYTHONPATH, which the kernels must have too.
+    """
+    (tmp_path / "probe_module.py").write_text(code)
     path = str(tmp_path / "server")
+    environment = {
+        **kernel_environment(),
+        **render_env.warm_kernels(tmp_path, path),
+        "PYTHONPATH": str(tmp_path),
+    }
     process = subprocess.Popen(
-        [sys.executable, warm_kernel.__file__, "serve", path, "noisy"],
+        [sys.executable, warm_kernel.__file__, "serve", path, "probe_module"],
         stdin=subprocess.PIPE,
-        env={**kernel_environment(), "PYTHONPATH": str(tmp_path)},
+        env=environment,
     )
     while not os.path.exists(path):
         assert process.poll() is None, "the server ended"
         time.sleep(0.01)
-    return process
+    try:
+        yield path
+    finally:
+        process.terminate()
+        process.stdin.close()
+        assert process.wait(timeout=10) == 0, "the server failed"
 
 
 @pytest.mark.parametrize(
@@ -303,14 +319,79 @@ def test_a_server_whose_imports_said_something_forks_nothing(
     tmp_path, monkeypatch, code, said
 ):
     """A new kernel would show it in the cell that imports the module."""
-    server = noisy_server(tmp_path, code)
-    path = str(tmp_path / "server")
-    set_kernel_environment(monkeypatch, path, PYTHONPATH=str(tmp_path))
-    reason = launched(monkeypatch)
-    server.terminate()
-    server.stdin.close()
-    assert server.wait(timeout=10) == 0
+    with server_importing(tmp_path, code) as path:
+        set_kernel_environment(monkeypatch, path, PYTHONPATH=str(tmp_path))
+        reason = launched(monkeypatch)
     assert reason == f"importing the libraries said {said!r}"
+
+
+def test_the_warnings_filters_an_import_sets_are_the_kernels(
+    tmp_path, monkeypatch
+):
+    """As numpy, torch and IPython set some when they are imported."""
+    code = "import warnings\nwarnings.filterwarnings('ignore', 'tb-probe')"
+    check = (
+        "import sys, warnings\n"
+        "print('probe_module' in sys.modules, any(f[1] is not None and "
+        "f[1].pattern == 'tb-probe' for f in warnings.filters))"
+    )
+    with server_importing(tmp_path, code) as path:
+        manager, client = start(
+            tmp_path, monkeypatch, path, PYTHONPATH=str(tmp_path)
+        )
+        printed = run(client, check)[0]
+        stop(manager, client)
+    assert printed == "True True\n"  # forked, with the filter
+
+
+def test_a_launcher_that_leaves_at_once_leaves_the_server_serving(
+    tmp_path, monkeypatch
+):
+    """Its kernel is killed; the kernels of other launchers go on."""
+    with server_importing(tmp_path, "") as path:
+        set_kernel_environment(monkeypatch, path, PYTHONPATH=str(tmp_path))
+        request = {
+            "arguments": ["-f", str(tmp_path / "kernel.json")],
+            "folder": str(tmp_path),
+            "environment": dict(os.environ),
+        }
+        streams = [os.open(os.devnull, os.O_RDWR) for _ in range(3)]
+        for _ in range(3):  # gone before the server answers
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as gone:
+                gone.connect(path)
+                data = json.dumps(request).encode() + b"\n"
+                socket.send_fds(gone, [data], streams)
+        for stream in streams:
+            os.close(stream)
+        manager, client = start(
+            tmp_path, monkeypatch, path, PYTHONPATH=str(tmp_path)
+        )
+        printed = run(
+            client, "import sys; print('probe_module' in sys.modules)"
+        )
+        stop(manager, client)
+    assert printed[0] == "True\n"
+
+
+def test_a_matplotlibrc_in_either_folder_is_refused(tmp_path, monkeypatch):
+    """matplotlib reads one in the current folder as it is imported."""
+    monkeypatch.setattr(warm_kernel, "threads", lambda: 1)  # not this one's
+    server, kernel = tmp_path / "server", tmp_path / "kernel"
+    server.mkdir()
+    kernel.mkdir()
+    same = {"MPLBACKEND": warm_kernel.INLINE_BACKEND}
+    request = {"environment": same, "folder": str(kernel)}
+    assert warm_kernel.refusal(same, request, folder=str(server)) == ""
+    for folder in (server, kernel):
+        (folder / "matplotlibrc").write_text("lines.linewidth: 7\n")
+        reason = warm_kernel.refusal(same, request, folder=str(server))
+        assert (
+            reason == "a matplotlibrc where the kernel or the server started"
+        )
+        (folder / "matplotlibrc").unlink()
+    request["folder"] = str(server)  # the same folder: read by both
+    (server / "matplotlibrc").write_text("lines.linewidth: 7\n")
+    assert warm_kernel.refusal(same, request, folder=str(server)) == ""
 
 
 def test_the_suites_notebook_kernels_are_forked():
@@ -325,6 +406,8 @@ def test_the_suites_notebook_kernels_are_forked():
     import nbval.kernel
 
     code = "import sys\nprint('torch' in sys.modules, 'torch' in dir())"
+    draw = "import torch\nprint(torch.rand(1).item())"
+    drawn = []
     for name in suite_kernels.KERNEL_NAMES:
         manager = KernelManager(
             kernel_name=name,
@@ -335,4 +418,7 @@ def test_the_suites_notebook_kernels_are_forked():
         client.start_channels()
         client.wait_for_ready(timeout=30)
         assert run(client, code)[0] == "True False\n", name
+        drawn.append(run(client, draw)[0])
         stop(manager, client)
+    # Each kernel seeds torch's generator anew, as a new interpreter does.
+    assert drawn[0] != drawn[1]

@@ -16,31 +16,43 @@ asks the server for a kernel and stands in for it.
 
 A forked kernel is still a fresh one: a new process that has run no code
 of any chapter. The libraries are loaded (in sys.modules) but not in the
-chapter's namespace, so a chapter that forgets `import torch` still fails,
-and numpy's global random generator is seeded anew, as an import seeds it.
-The server imports them under the environment the kernel would have
-(with ipykernel's MPLBACKEND set first, as a kernel has it before its
-code can load matplotlib). It refuses a kernel whose environment differs
-in anything but what is set for each kernel (VARYING); every kernel once
-the server has a second thread (a fork copies only the thread that
-forks); and every kernel when importing the libraries printed or warned,
+chapter's namespace, so a chapter that forgets `import torch` still fails;
+numpy's and torch's random generators are seeded anew, as an import seeds
+them; the warnings filters their imports set are there. The server
+imports them under the environment the kernel would have (with
+ipykernel's MPLBACKEND set first). It refuses a kernel whose environment
+differs in anything but what is set for each kernel (VARYING), or whose
+folder differs from its own where either holds a `matplotlibrc`; every
+kernel once it has a second thread (a fork copies only the thread that
+forks), and every kernel when importing the libraries printed or warned,
 which a new kernel would show in the cell that imports them. What still
-tells a forked kernel apart: it has the server's seed for Python's string
-hashing, so sets of strings iterate in the same order in all of them.
+tells a forked kernel apart: it shares the server's seed for Python's
+string hashing; a submodule the server imported (matplotlib.figure) is an
+attribute of its package before the kernel imports it; and torch's log
+messages pass through the server's standard error, which the kernel
+forwards to the cell a moment later than it would its own.
 """
 
 from __future__ import annotations
 
-import array
 import atexit
-import json
+import contextlib
 import os
 import selectors
 import signal
 import socket
 import sys
 
-SOCKET_VARIABLE = "BOOK_WARM_KERNELS"
+# The protocol between server and launcher; SOCKET_VARIABLE for others too.
+from warm_launcher import (  # noqa: F401
+    FORWARDED,
+    SOCKET_VARIABLE,
+    STREAMS,
+    kill,
+    receive,
+    send,
+)
+
 # Not ipykernel.kernelapp: its classes read JPY_PARENT_PID when defined
 # (the kernel's parent, which differs for each kernel). What it imports is
 # here, and loading it in the kernel takes about 4 ms.
@@ -69,45 +81,6 @@ VARYING = {
     "LINES",
     "TORCHINDUCTOR_CACHE_DIR",
 }
-FORWARDED = (
-    signal.SIGINT,
-    signal.SIGTERM,
-    signal.SIGHUP,
-    signal.SIGQUIT,
-    signal.SIGUSR1,
-    signal.SIGUSR2,
-)
-STREAMS = 3  # standard input, output and error
-
-
-def send(connection: socket.socket, message: dict) -> None:
-    connection.sendall(json.dumps(message).encode() + b"\n")
-
-
-def receive(
-    connection: socket.socket, limit: int = 1 << 20
-) -> tuple[dict, list[int]]:
-    """One newline-ended JSON message and the streams passed along with it.
-
-    The message is {} when the peer has gone (or sent more than limit).
-    """
-    streams = array.array("i")
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk, ancillary, _, _ = connection.recvmsg(
-            1 << 16, socket.CMSG_SPACE(STREAMS * streams.itemsize)
-        )
-        for level, kind, payload in ancillary:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                usable = len(payload) - len(payload) % streams.itemsize
-                streams.frombytes(payload[:usable])
-        if not chunk or len(data) > limit:
-            return {}, list(streams)
-        data += chunk
-    return json.loads(data), list(streams)
-
-
-# The server ----------------------------------------------------------------
 
 
 def differences(imported_under: dict, kernel: dict) -> list[str]:
@@ -125,14 +98,23 @@ def differences(imported_under: dict, kernel: dict) -> list[str]:
     )
 
 
-def refusal(imported_under: dict, request: dict, noise: str = "") -> str:
+def refusal(
+    imported_under: dict, request: dict, noise: str = "", folder: str = ""
+) -> str:
     """Why the server cannot fork this kernel; "" when it can.
 
     noise is what importing the libraries printed or warned: a new kernel
     would show it in the cell that imports them, a forked one would not.
+    folder is where the server imported them: matplotlib reads a
+    `matplotlibrc` in the current folder when it is imported.
     """
     if noise:
         return f"importing the libraries said {noise!r}"
+    here = request.get("folder", folder)
+    if os.path.realpath(here) != os.path.realpath(folder or here) and any(
+        os.path.isfile(os.path.join(f, "matplotlibrc")) for f in (here, folder)
+    ):
+        return "a matplotlibrc where the kernel or the server started"
     running = threads()
     if running != 1:
         return f"the server has {running} threads"
@@ -165,11 +147,12 @@ def become_kernel(request: dict, streams: list[int]) -> None:
     os.chdir(request["folder"])
     os.environ.clear()
     os.environ.update(request["environment"])
-    # A new interpreter seeds numpy's global generator from the system as
-    # it imports it; a fork copies the server's (Python's `random` seeds
-    # itself anew in a forked child).
-    if "numpy.random" in sys.modules:
-        sys.modules["numpy.random"].seed()
+    # A new interpreter seeds numpy's global generator and torch's from the
+    # system as it imports them; a fork copies the server's (Python's
+    # `random` seeds itself anew in a forked child).
+    for name in ("numpy.random", "torch"):
+        if name in sys.modules:
+            sys.modules[name].seed()
     # The path is this process's, without tools/ (Server.load): as for
     # `python -m ipykernel_launcher`, which takes the current folder off
     # the path, where IPython puts it back.
@@ -222,32 +205,47 @@ class Server:
         # As ipykernel sets it before a kernel's code can load matplotlib.
         os.environ.setdefault("MPLBACKEND", INLINE_BACKEND)
         self.imported_under = dict(os.environ)
+        self.folder = os.getcwd()
         self.noise = ""
 
     def load(self, modules: list[str]) -> None:
+        """Import modules; what they print or warn becomes self.noise.
+
+        The warnings filters they add stay, as in a kernel that imported
+        them.
+        """
         import importlib
         import tempfile
         import warnings
 
         # This script's folder (tools/) must not shadow a library.
-        del sys.path[0]
+        here = os.path.dirname(os.path.realpath(__file__))
+        if sys.path and os.path.realpath(sys.path[0]) == here:
+            del sys.path[0]
+        warned = []
+        shown = warnings.showwarning
+        warnings.showwarning = lambda message, *_: warned.append(message)
         kept = [os.dup(target) for target in (1, 2)]
         with tempfile.TemporaryFile() as printed:
-            for target in (1, 2):
-                os.dup2(printed.fileno(), target)
+            failed = True
             try:
-                with warnings.catch_warnings(record=True) as warned:
-                    for name in modules:
-                        importlib.import_module(name)
+                for target in (1, 2):
+                    os.dup2(printed.fileno(), target)
+                for name in modules:
+                    importlib.import_module(name)
+                failed = False
             finally:
+                warnings.showwarning = shown
                 sys.stdout.flush()
                 sys.stderr.flush()
                 for target, stream in zip((1, 2), kept, strict=True):
                     os.dup2(stream, target)
                     os.close(stream)
-            printed.seek(0)
-            said = printed.read().decode(errors="replace").splitlines()
-        said = [str(warning.message) for warning in warned] + said
+                printed.seek(0)
+                said = printed.read().decode(errors="replace")
+                if failed:  # shown with the import's error
+                    sys.stderr.write(said)
+        said = [str(message) for message in warned] + said.splitlines()
         self.noise = said[0][:100] if said else ""
 
     def serve(self) -> None:
@@ -279,15 +277,16 @@ class Server:
 
     def fork(self, connection: socket.socket) -> None:
         message, streams = receive(connection)
-        reason = (
-            refusal(self.imported_under, message, self.noise)
-            if message
-            else "?"
-        )
+        reason = "?"
+        if message:
+            reason = refusal(
+                self.imported_under, message, self.noise, self.folder
+            )
         if reason or len(streams) != STREAMS:
             for stream in streams:
                 os.close(stream)
-            send(connection, {"refused": reason or "no streams"})
+            with contextlib.suppress(OSError):
+                send(connection, {"refused": reason or "no streams"})
             connection.close()
             return
         pid = os.fork()
@@ -297,7 +296,12 @@ class Server:
             become_kernel(message, streams)
         for stream in streams:
             os.close(stream)
-        send(connection, {"pid": pid})
+        try:
+            send(connection, {"pid": pid})
+        except OSError:  # its launcher has gone: so goes the kernel
+            kill(pid)
+            connection.close()
+            return
         self.kernels[pid] = connection
         self.selector.register(connection, selectors.EVENT_READ, pid)
 
@@ -340,17 +344,12 @@ class Server:
             kill(pid)
 
 
-def kill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
 def serve(path: str, modules: list[str]) -> None:
     """Import modules, then fork kernels (SIGTERM ends it with code 0)."""
 
     def body() -> None:
+        # Ctrl-C reaches the server too; its parent ends it (SIGTERM).
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         server = Server(path)
         server.load(modules)
         server.serve()

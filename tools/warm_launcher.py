@@ -8,11 +8,13 @@ folder, environment and standard streams, and stands in for the kernel
 the server forks: it passes on the signals Jupyter sends and exits with
 the kernel's exit code. Without a server, or if the server refuses, it
 becomes an ordinary kernel (`python -m ipykernel_launcher`) instead, and
-says why on its standard error.
+says why on its standard error. The two exchange newline-ended JSON
+messages (send, receive) over the server's Unix socket.
 """
 
 from __future__ import annotations
 
+import array
 import json
 import os
 import signal
@@ -20,15 +22,51 @@ import socket
 import sys
 import time
 
-from warm_kernel import (
-    FORWARDED,
-    SOCKET_VARIABLE,
-    STREAMS,
-    kill,
-    receive,
-)
-
+SOCKET_VARIABLE = "BOOK_WARM_KERNELS"
 WAIT_FOR_SERVER = 5  # seconds
+FORWARDED = (
+    signal.SIGINT,
+    signal.SIGTERM,
+    signal.SIGHUP,
+    signal.SIGQUIT,
+    signal.SIGUSR1,
+    signal.SIGUSR2,
+)
+STREAMS = 3  # standard input, output and error
+
+
+def send(connection: socket.socket, message: dict) -> None:
+    connection.sendall(json.dumps(message).encode() + b"\n")
+
+
+def receive(
+    connection: socket.socket, limit: int = 1 << 20
+) -> tuple[dict, list[int]]:
+    """One newline-ended JSON message and the streams passed along with it.
+
+    The message is {} when the peer has gone (or sent more than limit).
+    """
+    streams = array.array("i")
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk, ancillary, _, _ = connection.recvmsg(
+            1 << 16, socket.CMSG_SPACE(STREAMS * streams.itemsize)
+        )
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                usable = len(payload) - len(payload) % streams.itemsize
+                streams.frombytes(payload[:usable])
+        if not chunk or len(data) > limit:
+            return {}, list(streams)
+        data += chunk
+    return json.loads(data), list(streams)
+
+
+def kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def ordinary_kernel(arguments: list[str], reason: str = "") -> None:
