@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -48,11 +47,14 @@ def start_server(config) -> None:
     import render_env
     import warm_kernel
 
-    folder = tempfile.mkdtemp(prefix="book-kernels-")
+    stack = contextlib.ExitStack()
+    folder = stack.enter_context(
+        tempfile.TemporaryDirectory(
+            prefix="book-kernels-", ignore_cleanup_errors=True
+        )
+    )
     socket = str(Path(folder) / "server")
     os.environ[warm_kernel.SOCKET_VARIABLE] = socket
-    stack = contextlib.ExitStack()
-    stack.callback(shutil.rmtree, folder, True)
     stack.enter_context(render_env.warm_kernel_server(socket, {**os.environ}))
     config.add_cleanup(stack.close)
 

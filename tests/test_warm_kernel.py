@@ -10,8 +10,6 @@ import contextlib
 import json
 import os
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -52,24 +50,28 @@ def server(tmp_path_factory):
     It has the environment the kernels will have (render_book.py starts
     it so), that is, the kernelspec's variables too.
     """
-    folder = tmp_path_factory.mktemp("warm")
+    with listening(tmp_path_factory.mktemp("warm"), PRELOADED) as path:
+        yield path
+
+
+@contextlib.contextmanager
+def listening(folder: Path, modules, **variables):
+    """render_env's server, once it listens, with the kernels' variables.
+
+    Its socket's path; it must end with code 0.
+    """
     path = str(folder / "server")
     environment = {
         **kernel_environment(),
         **render_env.warm_kernels(folder, path),
+        **variables,
     }
-    process = subprocess.Popen(
-        [sys.executable, warm_kernel.__file__, "serve", path, *PRELOADED],
-        stdin=subprocess.PIPE,
-        env=environment,
-    )
-    while not os.path.exists(path):
-        assert process.poll() is None, "the server ended"
-        time.sleep(0.01)
-    yield path
-    process.terminate()
-    process.stdin.close()
-    assert process.wait(timeout=10) == 0
+    with render_env.warm_kernel_server(path, environment, modules) as process:
+        while not os.path.exists(path):
+            assert process.poll() is None, "the server ended"
+            time.sleep(0.01)
+        yield path
+    assert process.returncode == 0, "the server failed"
 
 
 def kernel_environment() -> dict[str, str]:
@@ -279,33 +281,13 @@ def test_a_server_with_a_second_thread_forks_nothing(monkeypatch):
     assert warm_kernel.refusal(same, request) == ""
 
 
-@contextlib.contextmanager
 def server_importing(tmp_path, code: str):
     """A server that imports a module running code; its socket's path.
 
     The module is on PYTHONPATH, which the kernels must have too.
     """
     (tmp_path / "probe_module.py").write_text(code)
-    path = str(tmp_path / "server")
-    environment = {
-        **kernel_environment(),
-        **render_env.warm_kernels(tmp_path, path),
-        "PYTHONPATH": str(tmp_path),
-    }
-    process = subprocess.Popen(
-        [sys.executable, warm_kernel.__file__, "serve", path, "probe_module"],
-        stdin=subprocess.PIPE,
-        env=environment,
-    )
-    while not os.path.exists(path):
-        assert process.poll() is None, "the server ended"
-        time.sleep(0.01)
-    try:
-        yield path
-    finally:
-        process.terminate()
-        process.stdin.close()
-        assert process.wait(timeout=10) == 0, "the server failed"
+    return listening(tmp_path, ["probe_module"], PYTHONPATH=str(tmp_path))
 
 
 @pytest.mark.parametrize(

@@ -133,15 +133,19 @@ def warm_kernels(root: Path, server: str) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def warm_kernel_server(socket: str, environment: dict[str, str]):
+def warm_kernel_server(
+    socket: str, environment: dict[str, str], modules: tuple[str, ...] = ()
+):
     """A tools/warm_kernel.py server on socket while the block runs.
 
-    It imports under environment, which must be the one its kernels will
-    have. It is ended at once when the block ends, even while it imports;
-    its standard input closes too, so it ends when this process is killed.
+    It imports modules (by default warm_kernel.PRELOADED) under
+    environment, which must be the one its kernels will have. It is ended
+    at once when the block ends, even while it imports; its standard input
+    closes too, so it ends when this process is killed.
     """
+    script = str(TOOLS / "warm_kernel.py")
     server = subprocess.Popen(
-        [sys.executable, str(TOOLS / "warm_kernel.py"), "serve", socket],
+        [sys.executable, script, "serve", socket, *modules],
         stdin=subprocess.PIPE,
         env=environment,
     )
@@ -150,7 +154,7 @@ def warm_kernel_server(socket: str, environment: dict[str, str]):
     finally:
         server.terminate()
         server.stdin.close()
-        server.wait()
+        server.wait(timeout=10)  # it ends at once: an error if it hangs
 
 
 def render_environment(

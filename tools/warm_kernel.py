@@ -110,9 +110,11 @@ def refusal(
     """
     if noise:
         return f"importing the libraries said {noise!r}"
-    here = request.get("folder", folder)
-    if os.path.realpath(here) != os.path.realpath(folder or here) and any(
-        os.path.isfile(os.path.join(f, "matplotlibrc")) for f in (here, folder)
+    folders = {
+        os.path.realpath(f) for f in (folder, request.get("folder")) if f
+    }
+    if len(folders) > 1 and any(
+        os.path.isfile(os.path.join(f, "matplotlibrc")) for f in folders
     ):
         return "a matplotlibrc where the kernel or the server started"
     running = threads()
