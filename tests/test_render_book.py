@@ -259,3 +259,12 @@ def test_render_kernels_exit_without_tearing_down(book):
     )
     assert ended.returncode == 0
     assert ended.stdout == "chapter's exit handler\n"
+    # IPython runs it in the chapter's namespace: it leaves no name there.
+    names = (
+        f"space = {{}}\nexec(open({str(startup)!r}).read(), space)\n"
+        "print(sorted(n for n in space if not n.startswith('__')))"
+    )
+    left = subprocess.run(
+        [sys.executable, "-c", names], capture_output=True, text=True
+    )
+    assert left.stdout == "[]\n", left.stderr

@@ -47,21 +47,26 @@ def jupyter_cache(root: Path, name: str = "jupyter-cache") -> Path:
 KERNEL_STARTUP = "50-exit-without-teardown.py"
 EXIT_WITHOUT_TEARDOWN = """# Written by tools/render_env.py, which says why.
 
-import atexit
-import json
-import os
-import sys
+
+def _exit_without_teardown_at_exit():
+    # IPython runs this file in the chapter's namespace: names defined here
+    # would be there, so that a chapter that forgets `import os` renders.
+    import atexit
+    import os
+    import sys
+
+    def exit_without_teardown():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+
+    # Exit handlers run last registered first: this one is registered
+    # before any a chapter's code adds, so those still run before it.
+    atexit.register(exit_without_teardown)
 
 
-def exit_without_teardown():
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
-
-
-# Exit handlers run last registered first: this one is registered before
-# any a chapter's code adds, so those still run before it.
-atexit.register(exit_without_teardown)
+_exit_without_teardown_at_exit()
+del _exit_without_teardown_at_exit
 """
 
 
