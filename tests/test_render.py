@@ -101,9 +101,10 @@ def test_every_page_links_the_pdf(rendered):
         )
 
 
-def pdf_text(path):
+def pdf_text(path, layout="-layout"):
+    """pdftotext's text of path: laid out as on the page, or as asked."""
     result = subprocess.run(
-        ["pdftotext", "-layout", str(path), "-"],
+        ["pdftotext", layout, str(path), "-"],
         capture_output=True,
         text=True,
         check=True,
@@ -167,6 +168,49 @@ def test_pdf_prints_no_folded_code(rendered):
                 f"{PDF} prints folded code of chapters/{name}.qmd line "
                 f"{chunk.line}: {longest!r}"
             )
+
+
+@needs_quarto
+def test_pdf_is_typeset_as_a_book(rendered):
+    """What the book template and Typst did to the PDF, undone."""
+    copy, log, code = rendered
+    assert code == 0, log[-4000:]
+    pdf = copy / "_book" / PDF
+    text = " ".join(pdf_text(pdf).split())
+    # tools/site/pdf-style.typ: no full stop after a chapter's number.
+    stray = re.findall(r"\b(?:Chapter \d+|Appendix [A-Z])\. [a-z]\w*", text)
+    assert not stray, f"{PDF}: a full stop in {stray[:3]}"
+    # tools/site/pdf-apostrophe.lua: "Xiong et al. (2020)’s claim".
+    assert not re.findall(r"\)‘s\b", text), f"{PDF}: ‘s after a citation"
+    # Citeproc puts the list in the References chapter, before the
+    # appendix, whose title then heads every page.
+    listed = text.find("Attention Is All You Need")
+    appendix = text.rfind("References", 0, text.find("A. Teaching with"))
+    assert 0 < appendix < listed < text.find("A. Teaching with", appendix)
+    # Every exercise's title starts at the left of the text, beside its
+    # bar (the template centred them, and their code lost its indent).
+    for number, offset in exercise_title_offsets(pdf):
+        assert offset < 25, f"{PDF}: exercise {number} is not left-aligned"
+
+
+def exercise_title_offsets(pdf):
+    """(number, points from the text's left edge) of each exercise title."""
+    boxes = pdf_text(pdf, "-bbox")
+    word = re.compile(r'<word xMin="([\d.]+)"[^>]*>([^<]*)</word>')
+    found = []
+    for page in boxes.split("<page ")[1:]:
+        words = [(float(x), text) for x, text in word.findall(page)]
+        # A section's number hangs in the margin, left of the text.
+        text_left = min(
+            (x for x, text in words if not re.fullmatch(r"[\d.]+", text)),
+            default=0,
+        )
+        for k in range(len(words) - 2):
+            (x, first), (_, number), (_, title) = words[k : k + 3]
+            if first == "Exercise" and title.startswith("("):
+                found.append((number, x - text_left))
+    assert found, f"{pdf.name} has no exercise title"
+    return found
 
 
 @needs_quarto
