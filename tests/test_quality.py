@@ -383,6 +383,20 @@ PLANTED = {
         "JavaScript error in the console: Cannot read properties of "
         "undefined (reading 'call')",
     ),
+    "menu-wider-than-a-phone": (
+        "index.html",
+        '<li><a href="chapters/two.html">',
+        '<li style="white-space: nowrap">A chapter title far too long to fit '
+        'on the screen of any phone at all</li><li><a href="chapters/two.html">',
+        "on a phone the menu Chapters runs",
+    ),
+    "output-wider-than-a-desktop": (
+        "chapters/one.html",
+        "<code>residual path: True</code>",
+        f"<code>residual path: {'True ' * 60}</code>",
+        'on a desktop a printed output scrolls sideways: "residual path: '
+        "True True",
+    ),
 }
 
 

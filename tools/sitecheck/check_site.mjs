@@ -3,7 +3,7 @@
 //
 //   node tools/sitecheck/check_site.mjs [options] [SITE]    (SITE: _book)
 //
-//   --skip LIST            any of links,axe,lighthouse,hosts (comma list)
+//   --skip LIST            any of links,axe,layout,lighthouse,hosts (commas)
 //   --only PAGE            check one page (path inside SITE), repeatable
 //   --min-performance N    Lighthouse performance floor (default 0.95)
 //   --min-accessibility N  Lighthouse accessibility floor (default 1)
@@ -12,13 +12,16 @@
 // SITE is served from 127.0.0.1 with gzip, as GitHub Pages serves it, and
 // every HTML page is opened in headless Chromium (CHROME_PATH, or the first
 // of chromium, chromium-browser, google-chrome, google-chrome-stable on
-// PATH). Each page must pass four checks, and log no JavaScript error
+// PATH). Each page must pass five checks, and log no JavaScript error
 // (an uncaught exception or a console error, such as a failed request):
 //   links       every internal link, image, script and stylesheet resolves
 //               to a file of SITE, and every #anchor to an id on its page
 //               (cross-reference targets, notebook and PDF downloads);
 //   axe         axe-core finds no serious or critical violation, with the
 //               light and with the dark colour scheme;
+//   layout      nothing asks a reader to scroll sideways that need not: on
+//               a phone the page and its opened chapters' menu fit the
+//               screen; on a desktop every printed output fits its column;
 //   hosts       loading the page requests nothing from another host;
 //   lighthouse  every page but 404.html scores at least the floors above
 //               (Lighthouse's default mobile profile, simulated throttling;
@@ -30,7 +33,7 @@
 
 // Its parts are the modules beside this file, one concern each: options
 // (the command line), site (its files), server, chromium, visit (a page in
-// the browser), axe, links, lighthouse and report.
+// the browser), axe, layout, links, lighthouse and report.
 
 import fs from "node:fs";
 import { createRequire } from "node:module";
@@ -38,6 +41,7 @@ import path from "node:path";
 
 import { findChromium, launchChromium } from "./chromium.mjs";
 import { lighthouseCheck } from "./lighthouse.mjs";
+import { layoutProblems } from "./layout.mjs";
 import { brokenLinks, idsOfPages } from "./links.mjs";
 import { parseArguments, usage } from "./options.mjs";
 import { printReport } from "./report.mjs";
@@ -112,6 +116,12 @@ async function main() {
       visits.set(page, visited);
       for (const text of visitProblems(page, visited, run("hosts"))) {
         problem(page, text);
+      }
+      if (run("layout")) {
+        const url = `${origin}/${page}`;
+        for (const text of await layoutProblems(browser, url)) {
+          problem(page, text);
+        }
       }
     }
     const idsOf = idsOfPages(root, visits);

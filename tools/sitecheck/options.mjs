@@ -3,7 +3,7 @@
 
 import fs from "node:fs";
 
-export const CHECKS = ["links", "axe", "lighthouse", "hosts"];
+export const CHECKS = ["links", "axe", "layout", "lighthouse", "hosts"];
 
 export function usage(message) {
   console.error(`check_site: ${message}`);
