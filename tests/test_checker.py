@@ -86,6 +86,17 @@ def test_chapter_edited_without_regenerating_is_reported(book):
     assert named(problems, "python tools/regenerate.py intuition")
 
 
+def test_folded_cell_shown_in_jupyter_is_reported(book):
+    # The figure style is folded on the website, so collapsed in Jupyter.
+    path = book / "notebooks" / "intuition.ipynb"
+    notebook = nbformat.read(path, 4)
+    style = next(c for c in notebook.cells if "label: style" in c.source)
+    assert style.metadata.pop("jupyter") == {"source_hidden": True}
+    nbformat.write(notebook, path)
+    problems = outputcheck.check_notebooks_in_sync(book)
+    assert named(problems, "notebooks/intuition.ipynb is out of date")
+
+
 def test_unclosed_chunk_names_file_and_line(book):
     lines = (book / CHAPTER).read_text(encoding="utf-8").count("\n")
     append(book, CHAPTER, "\n```{python}\nprint(1)\n")

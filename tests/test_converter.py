@@ -164,3 +164,20 @@ def test_website_only_divs_are_left_out(tmp_path, edition):
     )
     cells = qmd.to_notebook(qmd.parse(path), edition).cells
     assert [c.source for c in cells] == ["Before.\n\nAfter."]
+
+
+def test_a_folded_cell_is_collapsed_in_jupyter(tmp_path):
+    # On the website a `code-fold: true` cell shows only its summary; in
+    # JupyterLab its code is collapsed (source_hidden) and still runs.
+    (tmp_path / "_quarto.yml").write_text(CONFIG, encoding="utf-8")
+    path = tmp_path / "a.qmd"
+    folded = "```{python}\n#| label: helper\n#| code-fold: true\nx = 1\n```"
+    shown = "```{python}\n#| label: shown\n#| code-fold: false\ny = 2\n```"
+    path.write_text(f"# A\n\n{folded}\n\n{shown}\n", encoding="utf-8")
+    notebook = qmd.to_notebook(qmd.parse(path), "student")
+    nbformat.validate(notebook)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert [cell.metadata for cell in code] == [
+        {"jupyter": {"source_hidden": True}},
+        {},
+    ]

@@ -278,45 +278,58 @@ def edition_cells(qmd: Qmd) -> list[tuple[nbformat.NotebookNode, bool]]:
             _translate(qmd, nbmarkdown.Chapter(book, qmd.path)),
         )
     return [
-        (_cell(kind, source), solution)
-        for kind, source, solution in qmd.converted[1]
+        (_cell(kind, source, folded), solution)
+        for kind, source, solution, folded in qmd.converted[1]
     ]
 
 
-def _translate(qmd: Qmd, chapter) -> list[tuple[str, str, bool]]:
-    """(cell type, source, is a solution) of every cell, in order."""
+def _translate(qmd: Qmd, chapter) -> list[tuple[str, str, bool, bool]]:
+    """(cell type, source, is a solution, is folded) of every cell."""
     cells = []
     for part in qmd.parts:
         if part[0] == "code":
             chunk = part[1]
-            cells.append(("code", chunk.source, chunk.solution))
+            folded = "code-fold" in chunk.source and chunk.options.get(
+                "code-fold"
+            ) not in (None, False, "none", "false")
+            cells.append(("code", chunk.source, chunk.solution, folded))
             # Only a figure's chunk has a caption; most chunks skip YAML.
             if "fig-" in chunk.source:
                 caption = chapter.caption(chunk.options)
                 if caption:
-                    cells.append(("markdown", caption, chunk.solution))
+                    cells.append(("markdown", caption, chunk.solution, False))
             continue
         _, text, _, solution = part
         text = chapter.markdown(text)
         if text.strip():
-            cells.append(("markdown", text, solution))
+            cells.append(("markdown", text, solution, False))
         if len(cells) == 1 and chapter.heading:
-            cells.append(("markdown", chapter.instructor_note(), True))
+            cells.append(("markdown", chapter.instructor_note(), True, False))
     references = chapter.references()
     if references:
-        cells.append(("markdown", references, False))
+        cells.append(("markdown", references, False, False))
     return cells
 
 
-def _cell(cell_type: str, source: str) -> nbformat.NotebookNode:
+def _cell(
+    cell_type: str, source: str, folded: bool = False
+) -> nbformat.NotebookNode:
     """A cell as `nbformat.v4.new_{cell_type}_cell(source)` makes it.
 
     Those functions check each new cell against the notebook schema, which
     took most of the time of converting the book (the checks convert it
     often). `nbformat.write` still checks the whole notebook.
+
+    A folded cell (`code-fold: true`: the figure style, a figure's code, a
+    self-check's machinery) shows only its summary on the website; in
+    JupyterLab and Notebook 7 its code is collapsed likewise
+    (`source_hidden`), one click from view, and it runs as any cell does.
     """
+    metadata = nbformat.NotebookNode()
+    if folded:
+        metadata.jupyter = nbformat.NotebookNode(source_hidden=True)
     cell = nbformat.NotebookNode(
-        cell_type=cell_type, metadata=nbformat.NotebookNode(), source=source
+        cell_type=cell_type, metadata=metadata, source=source
     )
     if cell_type == "code":
         cell.execution_count = None
@@ -329,6 +342,15 @@ def cell_options(source: str) -> dict:
     return Chunk(source.split("\n"), 0).options
 
 
-def cell_signature(notebook: nbformat.NotebookNode) -> list[tuple[str, str]]:
-    """What the sync test compares: each cell's type and source."""
-    return [(cell.cell_type, cell.source) for cell in notebook.cells]
+def cell_signature(
+    notebook: nbformat.NotebookNode,
+) -> list[tuple[str, str, bool]]:
+    """What the sync test compares: each cell's type, source and fold."""
+    return [
+        (
+            cell.cell_type,
+            cell.source,
+            bool(cell.metadata.get("jupyter", {}).get("source_hidden")),
+        )
+        for cell in notebook.cells
+    ]
