@@ -387,7 +387,8 @@ PLANTED = {
         "index.html",
         '<li><a href="chapters/two.html">',
         '<li style="white-space: nowrap">A chapter title far too long to fit '
-        'on the screen of any phone at all</li><li><a href="chapters/two.html">',
+        "on the screen of any phone at all</li>"
+        '<li><a href="chapters/two.html">',
         "on a phone the menu Chapters runs",
     ),
     "output-wider-than-a-desktop": (
