@@ -180,6 +180,8 @@ def test_pdf_is_typeset_as_a_book(rendered):
     # tools/site/pdf-style.typ: no full stop after a chapter's number.
     stray = re.findall(r"\b(?:Chapter \d+|Appendix [A-Z])\. [a-z]\w*", text)
     assert not stray, f"{PDF}: a full stop in {stray[:3]}"
+    # pdf-style.typ: the preface's figure is unnumbered, as on the website.
+    assert "Figure 0." not in text, f"{PDF} numbers a figure in chapter 0"
     # tools/site/pdf-apostrophe.lua: "Xiong et al. (2020)’s claim".
     assert not re.findall(r"\)‘s\b", text), f"{PDF}: ‘s after a citation"
     # Citeproc puts the list in the References chapter, before the
