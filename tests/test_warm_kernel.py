@@ -355,6 +355,26 @@ def test_a_launcher_that_leaves_at_once_leaves_the_server_serving(
     assert printed[0] == "True\n"
 
 
+def test_the_socket_appears_only_once_it_listens(tmp_path, monkeypatch):
+    """A launcher waits for the file, then connects: it must not be refused."""
+    path = str(tmp_path / "server")
+    seen = []
+
+    class Socket(socket.socket):
+        def listen(self, *arguments):
+            seen.append(os.path.exists(path))
+            return super().listen(*arguments)
+
+    monkeypatch.setattr(warm_kernel.socket, "socket", Socket)
+    server = warm_kernel.Server(path)
+    try:
+        assert seen == [False]
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as launcher:
+            launcher.connect(path)
+    finally:
+        server.listener.close()
+
+
 def test_a_matplotlibrc_in_either_folder_is_refused(tmp_path, monkeypatch):
     """matplotlib reads one in the current folder as it is imported."""
     monkeypatch.setattr(warm_kernel, "threads", lambda: 1)  # not this one's

@@ -200,8 +200,12 @@ def exit_without_teardown(body) -> None:
 class Server:
     def __init__(self, path: str) -> None:
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.listener.bind(path)
+        # The socket appears at path once it listens, not as bind makes
+        # it: a launcher that finds the file could be refused in between.
+        staging = f"{path}.{os.getpid()}"
+        self.listener.bind(staging)
         self.listener.listen(8)
+        os.rename(staging, path)
         self.selector = selectors.DefaultSelector()
         self.kernels: dict[int, socket.socket | None] = {}
         # As ipykernel sets it before a kernel's code can load matplotlib.
