@@ -6,6 +6,7 @@ site check (tools/sitecheck) then checks a real render in a browser.
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 
@@ -14,6 +15,7 @@ from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "tools" / "site"))
 import postrender  # noqa: E402
+import search_text  # noqa: E402
 
 RUNTIME = "../site_libs/quarto-ojs/quarto-ojs-runtime.js"
 HEAD = """<html><head>
@@ -206,3 +208,35 @@ def test_empty_code_line_links_are_removed():
     )
     finished = postrender.finish(page(line))
     assert '<span id="cb3-1">x = 1</span>' in finished
+
+
+@pytest.mark.parametrize(
+    ("tex", "text"),
+    [
+        (r"X \in \mathbb{R}^{B \times S \times D}", "X ∈ ℝ^B × S × D"),
+        (r"W_1 \in \mathbb{R}^{D_{ff} \times D}", "W_1 ∈ ℝ^D_ff × D"),
+        (r"\operatorname{LN}_1(X) \qquad Y", "LN_1(X) Y"),
+        (
+            r"\frac{z - \mu}{\sqrt{\sigma^2 + \epsilon}}",
+            "(z - μ)/(√(σ^2 + ε))",
+        ),
+        (r"\underbrace{4D^2}_{\text{attention}} + 4D", "4D^2 + 4D"),
+        (r"P = 4D \tag{4.1}", "P = 4D "),
+        # Printed code keeps its backslashes.
+        (r'print("a\nb", r"\d+")', r'print("a\nb", r"\d+")'),
+    ],
+)
+def test_search_results_show_maths_as_symbols(tex, text):
+    assert search_text.readable(tex) == text
+
+
+def test_the_search_index_is_rewritten(tmp_path):
+    entry = {
+        "objectID": "a",
+        "title": r"On \mu",
+        "text": r"z \in \mathbb{R}^D",
+    }
+    (tmp_path / "search.json").write_text(json.dumps([entry]), "utf-8")
+    search_text.rewrite_index(tmp_path)
+    rewritten = json.loads((tmp_path / "search.json").read_text("utf-8"))
+    assert rewritten == [{"objectID": "a", "title": "On μ", "text": "z ∈ ℝ^D"}]

@@ -230,6 +230,10 @@ def test_site_loads_only_what_a_page_needs(rendered):
         assert sheet.stat().st_size < 250_000, sheet.name
     for page in sorted(site.rglob("*.html")):
         assert_finished(page.read_text(encoding="utf-8"), page.name)
+    # Search results show maths as symbols (tools/site/search_text.py).
+    index = (site / "search.json").read_text(encoding="utf-8")
+    for tex in ("\\\\mathbb", "\\\\operatorname", "\\\\times"):
+        assert tex not in index, f"search.json holds TeX: {tex}"
 
 
 def assert_finished(text, name):

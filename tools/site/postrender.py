@@ -49,6 +49,7 @@ Its siblings do the rest, each described in its docstring:
   whole icon font (a `WARN:` fails the render if a page uses another).
 - prune_css.py: Bootstrap's rules that nothing in the site can match are
   dropped from both themes' stylesheets (about 500 KB to 140 KB each).
+- search_text.py: the search index's formulas read as symbols, not TeX.
 
 Only the standard library: Quarto may run this with any Python 3.
 """
@@ -69,6 +70,7 @@ import dom  # noqa: E402
 import icons  # noqa: E402
 import lazy  # noqa: E402
 import prune_css  # noqa: E402
+import search_text  # noqa: E402
 
 KATEX_RENDER = Path(__file__).with_name("katex_render.cjs")
 # A formula not yet drawn: its TeX, escaped, holds no tag (a drawn one
@@ -353,6 +355,7 @@ def main(argv: list[str]) -> int:
     for path, page in finished.items():
         if page != pages[path]:
             path.write_text(page, encoding="utf-8")
+    search_text.rewrite_index(Path(site))
     # After the pages: what the pages (and scripts) use decides what stays.
     prune_css.prune_site(Path(site))
     return 0

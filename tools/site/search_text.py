@@ -1,0 +1,109 @@
+"""The search index's maths, as text a reader can read in a search result.
+
+Quarto writes each formula into `search.json` as its TeX, and the search
+box shows it so: "X \\in \\mathbb{R}^{B \\times S \\times D}". postrender.py
+rewrites the index's text with the commands the book uses turned into
+their symbols, "X ∈ ℝ^B × S × D"; a formula is still found by its
+letters. Only these commands are rewritten, so a backslash in printed
+code ("\\n") stays as it is.
+
+Only the standard library: Quarto may run this with any Python 3.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+SYMBOLS = {
+    "times": "×",
+    "cdot": "·",
+    "partial": "∂",
+    "in": "∈",
+    "sum": "Σ",
+    "infty": "∞",
+    "approx": "≈",
+    "odot": "⊙",
+    "top": "⊤",
+    "dots": "…",
+    "ldots": "…",
+    "le": "≤",
+    "ge": "≥",
+    "to": "→",
+    "iff": "⇔",
+    "alpha": "α",
+    "beta": "β",
+    "gamma": "γ",
+    "epsilon": "ε",
+    "mu": "μ",
+    "sigma": "σ",
+    "phi": "φ",
+    "Phi": "Φ",
+}
+# Spacing and sizing commands, and an equation's number: nothing to read.
+DROPPED = ("qquad", "quad", "left", "right", "big", "bigl", "bigr", "Bigl")
+# Functions set upright: their names.
+FUNCTIONS = ("tanh", "exp", "log", "max", "min", "softmax")
+# \name{content} whose content is what a reader reads.
+WRAPPERS = ("operatorname", "text", "mathrm", "mathbf", "mathit")
+BLACKBOARD = {"R": "ℝ", "N": "ℕ", "Z": "ℤ"}
+ARGUMENT = r"\{([^{}]*)\}"
+
+
+def readable(text: str) -> str:
+    """text with the book's TeX commands turned into what they show."""
+    # Innermost braces first: \mathbb{R}^{D_{ff} \times D} takes two rounds.
+    for _ in range(5):
+        simpler = _one_round(text)
+        if simpler == text:
+            break
+        text = simpler
+    return re.sub(r"[ \t]{2,}", " ", text)
+
+
+def _one_round(text: str) -> str:
+    text = re.sub(r"\\tag\{[^{}]*\}", "", text)
+    text = re.sub(
+        r"\\mathbb" + ARGUMENT,
+        lambda m: BLACKBOARD.get(m.group(1), m.group(1)),
+        text,
+    )
+    text = re.sub(rf"\\(?:{'|'.join(WRAPPERS)}){ARGUMENT}", r"\1", text)
+    text = re.sub(
+        rf"\\frac{ARGUMENT}{ARGUMENT}",
+        lambda m: f"{_grouped(m.group(1))}/{_grouped(m.group(2))}",
+        text,
+    )
+    text = re.sub(rf"\\sqrt{ARGUMENT}", r"√(\1)", text)
+    # The brace's label may have lost its braces in an earlier round.
+    text = re.sub(rf"\\underbrace{ARGUMENT}_(?:{ARGUMENT}|\w+)", r"\1", text)
+    text = re.sub(rf"\\(?:{'|'.join(DROPPED)})(?![A-Za-z])", " ", text)
+    text = re.sub(r"\\[,;!]", " ", text)
+    text = re.sub(
+        r"\\([A-Za-z]+)(?![A-Za-z])",
+        lambda m: SYMBOLS.get(
+            m.group(1), m.group(1) if m.group(1) in FUNCTIONS else m.group(0)
+        ),
+        text,
+    )
+    # A sub- or superscript's braces: D_{ff} reads D_ff.
+    return re.sub(r"([_^])\{([^{}]*)\}", r"\1\2", text)
+
+
+def _grouped(term: str) -> str:
+    """A fraction's part, in brackets if it is more than one symbol."""
+    return f"({term})" if re.search(r"[\s+\-]", term.strip()) else term
+
+
+def rewrite_index(site: Path) -> None:
+    """The site's search.json, its text made readable (if it has one)."""
+    path = site / "search.json"
+    if not path.is_file():
+        return
+    entries = json.loads(path.read_text(encoding="utf-8"))
+    for entry in entries:
+        for key in ("title", "section", "text"):
+            if isinstance(entry.get(key), str):
+                entry[key] = readable(entry[key])
+    path.write_text(json.dumps(entries, ensure_ascii=False), encoding="utf-8")
