@@ -72,6 +72,17 @@ tests:
   ok_format: false
 generate: true
 """
+# After the chapter's title: what makes this notebook an assignment.
+ABOUT = (
+    "**This is the chapter's graded assignment.** "
+    "Each graded exercise has its `my_...` cell, as in the chapter, and "
+    "then a `grader.check(...)` cell that runs its public tests. "
+    "Write your answers, run the notebook from the top and read what each "
+    "check says; your instructor grades the notebook you hand in with "
+    "further tests. The links above open the chapter's own notebook: hand "
+    "in this one, as your instructor asks. Besides the chapter's packages "
+    "it needs `otter-grader` (`pip install otter-grader`)."
+)
 PUBLIC_TEST = '''""" # BEGIN TEST CONFIG
 points: 1
 """ # END TEST CONFIG
@@ -237,6 +248,8 @@ def master_notebook(name: str) -> nbformat.NotebookNode:
         question = by_starter.get(cell_label(cell))
         if question is None:
             cells.append(cell)
+            if len(cells) == 2:  # the title
+                cells.append(nbformat.v4.new_markdown_cell(ABOUT))
             continue
         cells.append(
             raw(
