@@ -160,7 +160,7 @@ def test_pdf_prints_no_folded_code(rendered):
     text = " ".join(pdf_text(copy / "_book" / PDF).split())
     for name in bookfiles.notebook_chapters(copy):
         for chunk in qmd.parse(copy / "chapters" / f"{name}.qmd").chunks():
-            if chunk.options.get("code-fold") in (None, False, "none"):
+            if not chunk.folded:
                 continue
             body = [line for line in chunk.lines if not line.startswith("#|")]
             longest = max(body, key=len).strip()

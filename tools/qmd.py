@@ -75,6 +75,14 @@ class Chunk:
     def source(self) -> str:
         return "\n".join(self.lines)
 
+    @property
+    def folded(self) -> bool:
+        """Whether the website shows only the chunk's summary (code-fold)."""
+        # Most chunks have no such option: they skip parsing YAML.
+        return "code-fold" in self.source and self.options.get(
+            "code-fold"
+        ) not in (None, False, "none", "false")
+
 
 @dataclass
 class Qmd:
@@ -289,10 +297,7 @@ def _translate(qmd: Qmd, chapter) -> list[tuple[str, str, bool, bool]]:
     for part in qmd.parts:
         if part[0] == "code":
             chunk = part[1]
-            folded = "code-fold" in chunk.source and chunk.options.get(
-                "code-fold"
-            ) not in (None, False, "none", "false")
-            cells.append(("code", chunk.source, chunk.solution, folded))
+            cells.append(("code", chunk.source, chunk.solution, chunk.folded))
             # Only a figure's chunk has a caption; most chunks skip YAML.
             if "fig-" in chunk.source:
                 caption = chapter.caption(chunk.options)

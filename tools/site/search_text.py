@@ -41,7 +41,8 @@ SYMBOLS = {
     "phi": "φ",
     "Phi": "Φ",
 }
-# Spacing and sizing commands, and an equation's number: nothing to read.
+# Spacing and sizing commands: nothing to read (\tag, an equation's
+# number, goes too).
 DROPPED = ("qquad", "quad", "left", "right", "big", "bigl", "bigr", "Bigl")
 # Functions set upright: their names.
 FUNCTIONS = ("tanh", "exp", "log", "max", "min", "softmax")
@@ -102,8 +103,14 @@ def rewrite_index(site: Path) -> None:
     if not path.is_file():
         return
     entries = json.loads(path.read_text(encoding="utf-8"))
+    changed = False
     for entry in entries:
         for key in ("title", "section", "text"):
             if isinstance(entry.get(key), str):
-                entry[key] = readable(entry[key])
-    path.write_text(json.dumps(entries, ensure_ascii=False), encoding="utf-8")
+                text = readable(entry[key])
+                changed = changed or text != entry[key]
+                entry[key] = text
+    # As postrender.py writes only the pages it changed.
+    if changed:
+        text = json.dumps(entries, ensure_ascii=False)
+        path.write_text(text, encoding="utf-8")
