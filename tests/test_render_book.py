@@ -42,6 +42,7 @@ for _ in range(500 if server else 0):  # as tools/warm_launcher.py waits
     "server": server and os.path.exists(server),
     "kernelspecs": os.environ.get("JUPYTER_PATH"),
     "sass": os.environ.get("QUARTO_DART_SASS"),
+    "v8": os.environ.get("QUARTO_DENO_V8_OPTIONS"),
 }}))
 cache = Path(os.environ.get("JUPYTERCACHE", ".jupyter_cache"))
 cache.mkdir(parents=True, exist_ok=True)
@@ -221,6 +222,24 @@ def test_every_render_compiles_its_themes_through_the_cache(book):
     wrapper = Path(settings(root)["sass"])
     assert wrapper == root / ".quarto" / "bin" / "sass"
     assert "tools/sass_cache.py" in wrapper.read_text()
+
+
+@pytest.mark.parametrize("given", [None, "--stack-trace-limit=5"])
+def test_quarto_lets_v8_size_its_young_generation(book, monkeypatch, given):
+    """Both formats, and a page alone; a flag the reader gives comes last."""
+    root, quarto = book
+    if given:
+        monkeypatch.setenv("QUARTO_DENO_V8_OPTIONS", given)
+    else:
+        monkeypatch.delenv("QUARTO_DENO_V8_OPTIONS", raising=False)
+    expected = ",".join(f for f in ["--max-heap-size=0", given] if f)
+    assert render_book.render(quarto, [], root=root, echo=False)[0] == 0
+    assert settings(root, "html")["v8"] == expected
+    assert settings(root, "typst")["v8"] == expected
+    arguments = ["chapters/a.qmd", "--to", "html"]
+    (root / ".quarto" / "ipython" / "settings-html.json").unlink()
+    assert render_book.render_as_asked(quarto, arguments, [], root)[0] == 0
+    assert settings(root, "html")["v8"] == expected
 
 
 def test_chapters_run_in_a_fresh_kernel_or_come_from_the_cache():
