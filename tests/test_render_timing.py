@@ -5,12 +5,16 @@ import render_timing
 from conftest import ROOT
 
 
-def code_of(text, folder):
+def chunks_of(text, folder):
     """The code chunks of a chapter's text, as tools/qmd.py reads them."""
     path = folder / "chapter.qmd"
     path.write_text(text, "utf-8")
     parsed = qmd.parse(path)
-    return [part[1].lines for part in parsed.parts if part[0] == "code"]
+    return [part[1] for part in parsed.parts if part[0] == "code"]
+
+
+def code_of(text, folder):
+    return [chunk.lines for chunk in chunks_of(text, folder)]
 
 
 def test_a_code_edit_changes_code_and_a_prose_edit_only_prose(tmp_path):
@@ -30,3 +34,14 @@ def test_every_chapter_with_code_is_timed(tmp_path):
         text = (ROOT / chapter).read_text("utf-8")
         assert code_of(text, tmp_path), chapter
     assert "chapters/course.qmd" not in chapters  # prose only
+
+
+def test_a_code_edit_keeps_the_cells_options(tmp_path):
+    """The edited cell keeps its label and folding: only its code grows."""
+    for chapter in render_timing.chapters_with_code(ROOT):
+        text = (ROOT / chapter).read_text("utf-8")
+        before = chunks_of(text, tmp_path)
+        after = chunks_of(render_timing.code_edit(text, "x"), tmp_path)
+        assert before[0].options, chapter  # the style cell: it has some
+        assert after[0].options == before[0].options, chapter
+        assert after[0].lines[-1] == before[0].lines[-1], chapter

@@ -11,7 +11,8 @@ runs it:
   and PDF, no _book/, no .quarto/);
 - for each chapter (by default the one the timings began with,
   chapters/mechanics.qmd; `--chapters all` for every chapter with code):
-  - a code edit: a comment added to its first code cell, then
+  - a code edit: a comment added to its first code cell (after its
+    options), then
     `bash tools/render.sh chapters/x.qmd --to html`, the chapter's page
     alone, executed (Quarto applies freeze only to whole-book renders,
     and Jupyter's cache holds the code as it was);
@@ -36,6 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FIRST = "chapters/mechanics.qmd"
 CODE_CELL = re.compile(r"^```\{python\}\n", re.M)
+# A cell's header and its `#|` options, which must stay first to count.
+CELL_HEAD = re.compile(r"^```\{python\}\n(?:#\|.*\n)*", re.M)
 
 
 def chapters_with_code(root: Path) -> list[str]:
@@ -48,8 +51,8 @@ def chapters_with_code(root: Path) -> list[str]:
 
 
 def code_edit(text: str, mark: str) -> str:
-    """text with a comment added at the top of its first code cell."""
-    return CODE_CELL.sub(lambda m: m.group(0) + f"# {mark}\n", text, 1)
+    """text with a comment added to its first code cell, after its options."""
+    return CELL_HEAD.sub(lambda m: m.group(0) + f"# {mark}\n", text, 1)
 
 
 def prose_edit(text: str, mark: str) -> str:
