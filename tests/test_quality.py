@@ -383,6 +383,13 @@ PLANTED = {
         "JavaScript error in the console: Cannot read properties of "
         "undefined (reading 'call')",
     ),
+    "unused-preload": (
+        "chapters/one.html",
+        '<link rel="stylesheet" href="../site_libs/style.css">',
+        '<link rel="preload" href="../notebooks/one.ipynb" as="fetch" '
+        'crossorigin><link rel="stylesheet" href="../site_libs/style.css">',
+        "a preload the page does not use: The resource http://127.0.0.1:",
+    ),
     "menu-wider-than-a-phone": (
         "index.html",
         '<li><a href="chapters/two.html">',

@@ -247,6 +247,9 @@ def assert_finished(text, name):
         assert "data-tb-header-offset" in text, name
     # Maths drawn at build time: no formula left for the browser to draw.
     assert not re.search(r'<span class="math (inline|display)">\\', text)
+    # Its upright font fetched with the styles (tools/site/lazy.py).
+    if 'class="katex"' in text:
+        assert "KaTeX_Main-Regular.woff2" in text.split("</head>")[0], name
 
 
 # Quarto gives each cell of an executed notebook a random id.

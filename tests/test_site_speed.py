@@ -85,6 +85,38 @@ def test_header_height_is_set_before_the_first_paint():
     assert lazy.header_offset(finished) == finished
 
 
+MATHS_PAGE = """<html><head>
+<link rel="stylesheet" href="../tools/site/katex/katex.min.css">
+</head><body><p><span class="math inline"><span class="katex">FORMULA
+</span></span></p></body></html>"""
+VARIABLE = '<span class="mord mathnormal">x</span>'
+
+
+def test_a_page_fetches_the_maths_fonts_it_uses_with_its_styles():
+    page = MATHS_PAGE.replace("FORMULA", VARIABLE)
+    finished = lazy.preload_maths_fonts(page)
+    head = finished[: finished.index("</head>")]
+    folder = "../tools/site/katex/fonts/"
+    preloads = re.findall(r'<link rel="preload" href="([^"]+)"[^>]*>', head)
+    assert preloads == [
+        folder + "KaTeX_Main-Regular.woff2",
+        folder + "KaTeX_Math-Italic.woff2",
+    ]
+    # Beside the stylesheet that names them, fetched as the fonts will be.
+    assert head.index("preload") < head.index("katex.min.css")
+    for link in re.findall(r'<link rel="preload"[^>]*>', head):
+        assert 'as="font"' in link and " crossorigin" in link
+    assert lazy.preload_maths_fonts(finished) == finished
+
+
+def test_only_a_font_the_maths_uses_is_preloaded():
+    numbers_only = lazy.preload_maths_fonts(MATHS_PAGE.replace("FORMULA", "2"))
+    assert "KaTeX_Main-Regular" in numbers_only
+    assert "KaTeX_Math-Italic" not in numbers_only
+    prose = page("<p>No maths here.</p>")
+    assert lazy.preload_maths_fonts(prose) == prose
+
+
 # ------------------------------------------------------------- dom.py
 
 FONT = "data:n/a;base64,AAEAAA"

@@ -16,6 +16,13 @@ postrender.py applies these to every page after each render:
 - The fixed header's height is set on the body before the first paint;
   Quarto's script sets it once the page is parsed, which moved the whole
   page down after it was drawn (a layout shift).
+- The two KaTeX fonts nearly every formula uses (the upright one and the
+  italic of variables) are fetched with the stylesheets: a browser asks
+  for a font only once it lays out text in it, and these arrived after
+  the page's first layouts, so every formula was laid out again (on the
+  systems chapter's page, over a quarter of its elements). Only a font
+  the page's maths uses is fetched so, since a preloaded font that goes
+  unused is a wasted download the browser warns about.
 
 Only the standard library: Quarto may run this with any Python 3.
 """
@@ -161,3 +168,34 @@ def header_offset(page: str) -> str:
         return page
     end += len(HEADER_END)
     return page[:end] + HEADER_OFFSET + page[end:]
+
+
+# KaTeX's stylesheet, its link as Quarto writes it (the URL is relative).
+KATEX_CSS = re.compile(
+    r'<link rel="stylesheet" href="([^"]*)katex\.min\.css">'
+)
+# A font of KaTeX's, and what in KaTeX's markup is drawn in it
+# (katex.min.css): its text in general, and variables (`mathnormal`).
+KATEX_FONTS = {
+    "KaTeX_Main-Regular": 'class="katex"',
+    "KaTeX_Math-Italic": "mathnormal",
+}
+PRELOAD = (
+    '<link rel="preload" href="{folder}fonts/{font}.woff2" as="font" '
+    'type="font/woff2" crossorigin data-tb-font>'
+)
+
+
+def preload_maths_fonts(page: str) -> str:
+    """The page fetches the KaTeX fonts its maths uses with its styles."""
+    link = KATEX_CSS.search(page)
+    if not link or "data-tb-font" in page:
+        return page
+    # Fonts are fetched without credentials, even from the page's own
+    # site: a preload without `crossorigin` would be fetched twice.
+    preloads = "".join(
+        PRELOAD.format(folder=link.group(1), font=font) + "\n"
+        for font, marker in KATEX_FONTS.items()
+        if marker in page
+    )
+    return page[: link.start()] + preloads + page[link.start() :]

@@ -353,6 +353,7 @@ def main(argv: list[str]) -> int:
         }
     )
     for path, page in finished.items():
+        page = lazy.preload_maths_fonts(page)
         if page != pages[path]:
             path.write_text(page, encoding="utf-8")
     search_text.rewrite_index(Path(site))

@@ -13,7 +13,8 @@
 // every HTML page is opened in headless Chromium (CHROME_PATH, or the first
 // of chromium, chromium-browser, google-chrome, google-chrome-stable on
 // PATH). Each page must pass five checks, and log no JavaScript error
-// (an uncaught exception or a console error, such as a failed request):
+// (an uncaught exception or a console error, such as a failed request)
+// and no warning of a preload it never used (a wasted download):
 //   links       every internal link, image, script and stylesheet resolves
 //               to a file of SITE, and every #anchor to an id on its page
 //               (cross-reference targets, notebook and PDF downloads);

@@ -8,7 +8,7 @@ import { pageLinks } from "./links.mjs";
 // (and blocked, so nothing waits on them) for the page being visited.
 export async function openTab(browser, origin) {
   const page = await browser.newPage();
-  const tab = { page, otherHosts: [], errors: [] };
+  const tab = { page, otherHosts: [], errors: [], preloads: [] };
   await page.setRequestInterception(true);
   page.on("request", (request) => {
     const target = new URL(request.url());
@@ -22,6 +22,11 @@ export async function openTab(browser, origin) {
   // one), in either scheme, fail the page.
   page.on("pageerror", (error) => tab.errors.push(String(error.message)));
   page.on("console", (message) => {
+    // Chromium's warning about a preload the page never used (a wasted
+    // download), or fetched twice since its credentials did not match.
+    if (message.type() === "warn" && /\bpreload/.test(message.text())) {
+      tab.preloads.push(message.text());
+    }
     if (message.type() !== "error") return;
     const where = message.location()?.url;
     tab.errors.push(message.text() + (where ? ` (${where})` : ""));
@@ -35,9 +40,12 @@ export async function visit(tab, url, { axeSource, schemes }) {
   const { page } = tab;
   const otherHosts = (tab.otherHosts = []);
   const errors = (tab.errors = []);
-  const result = { otherHosts, errors, axe: {}, status: 0 };
+  const preloads = (tab.preloads = []);
+  const result = { otherHosts, errors, preloads, axe: {}, status: 0 };
   let first = true;
+  let loaded = 0;
   for (const scheme of schemes.length ? schemes : ["light"]) {
+    if (!first) await unusedPreloadsReported(page, loaded);
     await page.emulateMediaFeatures([
       { name: "prefers-color-scheme", value: scheme },
     ]);
@@ -47,6 +55,7 @@ export async function visit(tab, url, { axeSource, schemes }) {
       waitUntil: first ? ["load", "networkidle0"] : "load",
       timeout: 60000,
     });
+    if (first) loaded = Date.now();
     first = false;
     result.status = response ? response.status() : 0;
     if (!schemes.length) break;
@@ -65,7 +74,17 @@ export async function visit(tab, url, { axeSource, schemes }) {
     result.axe[scheme] = await axeViolations(page, axeSource);
   }
   Object.assign(result, await pageLinks(page));
+  if (schemes.length < 2) await unusedPreloadsReported(page, loaded);
   return result;
+}
+
+// Chromium warns of an unused preload 3 s after the page's load event.
+const PRELOAD_GRACE_MS = 3500;
+
+async function unusedPreloadsReported(page, loaded) {
+  const preloads = await page.$$eval('link[rel="preload"]', (l) => l.length);
+  const left = preloads ? loaded + PRELOAD_GRACE_MS - Date.now() : 0;
+  if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
 }
 
 // A visit's problems with its page, in the order they are reported:
@@ -85,6 +104,9 @@ export function visitProblems(page, visited, hosts) {
   }
   for (const error of new Set(visited.errors)) {
     problems.push(`JavaScript error in the console: ${error}`);
+  }
+  for (const warning of new Set(visited.preloads)) {
+    problems.push(`a preload the page does not use: ${warning}`);
   }
   return problems;
 }
