@@ -328,6 +328,18 @@ def test_causal_check_names_the_mistake(ns, printed):
         before = outputs(block, X)[:, :-1]
         return torch.equal(before, outputs(block, changed)[:, :-1])
 
+    def first_output_every_position(block):
+        # Catches every leak into position 0, and none into a later one.
+        X = data(block)
+        for position in range(1, X.shape[1]):
+            changed = X.clone()
+            changed[:, position, 0] += 100.0
+            if not torch.allclose(
+                outputs(block, X)[:, 0], outputs(block, changed)[:, 0]
+            ):
+                return False
+        return True
+
     def every_feature(block):
         # A layer norm removes the added mean, so no leak can show.
         X = data(block)
@@ -343,6 +355,7 @@ def test_causal_check_names_the_mistake(ns, printed):
         (wrong_direction, "rejected a causal PreNormBlock"),
         (first_output_only, "one ahead"),
         (last_position_only, "position 0 only"),
+        (first_output_every_position, "position 1 only"),
         (lambda block: None, "returned None"),
         (12, "expected a function"),
     ]
