@@ -53,6 +53,8 @@ def test_double_precision_passes(ns, printed):
 
     passed, _ = run_check(ns, printed, double_gelu_ffn)
     assert passed is True
+    # The grader's hidden test accepts what the self-check accepts.
+    ns["test_gelu_ffn_hidden"]({**ns, "my_gelu_ffn": double_gelu_ffn})
 
 
 def test_starter_reports_none(ns, printed):
