@@ -489,3 +489,15 @@ def test_quiz_check_says_right_or_wrong_without_the_key(ns, printed):
         )
     assert printed(ns["check_quiz"], 6, "a")[0] is False
     assert printed(ns["check_quiz"], 1, "e")[0] is False
+
+
+# ------------------------------------------------------ hidden gradient test
+
+
+def test_hidden_gradient_test_wants_a_pass_per_depth(ns):
+    """The chapter's batched function gives the right norms, but is not
+    the separate pass per depth the exercise asks for."""
+    hidden = ns["test_gradient_hidden"]
+    hidden({**ns, "my_gradient_norms": ns["solution_gradient_norms"]})
+    with pytest.raises(AssertionError, match="stacked copies"):
+        hidden({**ns, "my_gradient_norms": ns["gradient_norms_by_depth"]})

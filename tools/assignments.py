@@ -81,8 +81,19 @@ ABOUT = (
     "check says; your instructor grades the notebook you hand in with "
     "further tests. The links above open the chapter's own notebook: hand "
     "in this one, as your instructor asks. Besides the chapter's packages "
-    "it needs `otter-grader` (`pip install otter-grader`)."
+    "it needs `otter-grader` (`pip install {otter}`, the version it is "
+    "graded with)."
 )
+
+
+def otter_requirement() -> str:
+    """otter-grader as requirements.txt pins it (`otter-grader==X.Y.Z`)."""
+    for line in (ROOT / "requirements.txt").read_text("utf-8").splitlines():
+        if line.startswith("otter-grader=="):
+            return line.split("#")[0].strip()
+    return "otter-grader"
+
+
 PUBLIC_TEST = '''""" # BEGIN TEST CONFIG
 points: 1
 """ # END TEST CONFIG
@@ -249,7 +260,8 @@ def master_notebook(name: str) -> nbformat.NotebookNode:
         if question is None:
             cells.append(cell)
             if len(cells) == 2:  # the title
-                cells.append(nbformat.v4.new_markdown_cell(ABOUT))
+                about = ABOUT.format(otter=otter_requirement())
+                cells.append(nbformat.v4.new_markdown_cell(about))
             continue
         cells.append(
             raw(
