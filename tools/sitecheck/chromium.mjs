@@ -50,6 +50,10 @@ export async function launchChromium(puppeteer, executablePath) {
     executablePath,
     headless: true,
     userDataDir,
+    // A cold start reads Chromium's executable (about 300 MB) from disk.
+    // On a virtual machine whose page cache had been reclaimed that took
+    // 15 to 20 s, and twice longer than puppeteer's default of 30 s.
+    timeout: 120000,
     // puppeteer passes --headless itself (with headless: true).
     args: CHROMIUM_FLAGS.filter((flag) => flag !== "--headless"),
   });
