@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FIRST = "chapters/mechanics.qmd"
 CODE_CELL = re.compile(r"^```\{python\}\n", re.M)
 # A cell's header and its `#|` options, which must stay first to count.
-CELL_HEAD = re.compile(r"^```\{python\}\n(?:#\|.*\n)*", re.M)
+CELL_HEAD = re.compile(CODE_CELL.pattern + r"(?:#\|.*\n)*", re.M)
 
 
 def chapters_with_code(root: Path) -> list[str]:
