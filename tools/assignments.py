@@ -15,17 +15,7 @@ from the same cells as the instructor notebook (`qmd.edition_cells`), and
   (`build`), with the solutions notebook and every test, hidden ones
   included, and `<chapter>-autograder_<date>.zip` for `otter run`.
 
-A graded exercise is an exercise whose kind line gives points,
-`*Implement · 20 min · 4 points*`, followed by
-
-- a starter cell `starter-<question>` that defines `my_...` and ends with
-  the self-check call `check_...(my_...)`: the public test runs that check
-  and fails with the one sentence it prints (1 point);
-- a solution cell `solution-<question>` (instructor only) whose last line
-  calls the same check on the reference answer, `check_...(solution_...)`;
-- hidden tests `hidden-<question>...` (instructor only), each one function
-  `def test_...(env)` that compares the learner's answer with the reference
-  and fails with one sentence; they share the remaining points.
+The graded exercises themselves are read by tools/graded_questions.py.
 """
 
 from __future__ import annotations
@@ -36,28 +26,30 @@ import csv
 import io
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import qmd  # noqa: E402
+from graded_questions import (  # noqa: E402
+    CHECK_CALL,
+    Question,
+    cell_label,
+    chapter_path,
+    graded_chapters,
+    questions,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSIGNMENTS = ROOT / "assignments"
 BUNDLES = ROOT / "_assignments"
-POINTS = re.compile(
-    r"::: \{#(exr-[\w-]+)\}\n## (.*)\n\*(\w+) · (\d+) min · (\d+) points?\*"
-)
-CHECK_CALL = re.compile(r"^(check_\w+)\((\w+)\)\s*$")
 CONFIG = """# ASSIGNMENT CONFIG
 name: {name}
 init_cell: true
@@ -107,130 +99,6 @@ def test_{slug}_public(env):
         passed = env["{check}"](env.get("{answer}"))
     assert passed is True, said.getvalue().strip()
 '''
-
-
-@dataclass
-class Question:
-    """One graded exercise of a chapter."""
-
-    name: str
-    exercise: str
-    points: int
-    starter: str = ""
-    check: str = ""
-    answer: str = ""
-    solution: str = ""
-    helpers: list[str] = field(default_factory=list)
-    hidden: list[str] = field(default_factory=list)
-
-    @property
-    def hidden_points(self) -> int:
-        return self.points - 1
-
-
-def cell_label(cell) -> str:
-    if cell.cell_type != "code":
-        return ""
-    return str(qmd.cell_options(cell.source).get("label", ""))
-
-
-def code_of(source: str) -> str:
-    """A chunk's code without its `#|` option lines."""
-    lines = source.split("\n")
-    while lines and lines[0].startswith("#|"):
-        lines.pop(0)
-    return "\n".join(lines).strip("\n")
-
-
-def questions(parsed: qmd.Qmd) -> list[Question]:
-    """The graded questions of a chapter, in the order of its exercises."""
-    prose = parsed.prose("instructor")
-    graded = {
-        label.removeprefix("exr-"): int(points)
-        for label, _, _, _, points in POINTS.findall(prose)
-    }
-    # The exercise each chunk follows, read from the chapter's own text
-    # (the notebook's Markdown need not keep the `::: {#exr-...}` line).
-    exercise_of, exercise = {}, ""
-    for part in parsed.parts:
-        if part[0] == "markdown":
-            opened = re.findall(r"::: \{#exr-([\w-]+)\}", part[1])
-            exercise = opened[-1] if opened else exercise
-        else:
-            exercise_of[str(part[1].options.get("label", ""))] = exercise
-    cells = [cell for cell, _ in qmd.edition_cells(parsed)]
-    found: dict[str, Question] = {}
-    for cell in cells:
-        label = cell_label(cell)
-        kind, _, name = label.partition("-")
-        exercise = exercise_of.get(label, "")
-        if kind == "starter":
-            if exercise not in graded:
-                continue
-            last = code_of(cell.source).split("\n")[-1]
-            call = CHECK_CALL.match(last)
-            if not call:
-                raise ValueError(
-                    f"{parsed.path}: {label} must end with check_...(my_...)"
-                )
-            found[name] = Question(
-                name=name,
-                exercise=exercise,
-                points=graded[exercise],
-                starter=code_of(cell.source),
-                check=call.group(1),
-                answer=call.group(2),
-            )
-        elif kind == "solution" and name in found:
-            last = code_of(cell.source).split("\n")[-1]
-            call = CHECK_CALL.match(last)
-            if call and call.group(1) == found[name].check:
-                found[name].solution = code_of(cell.source)
-        elif kind == "solution":
-            # A helper the solution needs (`solution-zero-branch-helper`),
-            # in a cell of its own before it: the solutions notebook
-            # holds it too, or the reference answer fails there.
-            owner = next(
-                (q for q in found.values() if name.startswith(f"{q.name}-")),
-                None,
-            )
-            if owner is not None and not owner.solution:
-                owner.helpers.append(code_of(cell.source))
-        elif kind == "hidden":
-            owner = next(
-                (q for q in found.values() if name.startswith(q.name)), None
-            )
-            if owner is None:
-                raise ValueError(
-                    f"{parsed.path}: {label} follows no graded starter cell"
-                )
-            owner.hidden.append(test_function(code_of(cell.source)))
-    for question in found.values():
-        if not question.solution or not question.hidden:
-            raise ValueError(
-                f"{parsed.path}: graded question {question.name} needs a "
-                f"solution-{question.name} cell ending with "
-                f"{question.check}(solution_...) and hidden-{question.name} "
-                "tests"
-            )
-    missing = set(graded) - {q.exercise for q in found.values()}
-    if missing:
-        raise ValueError(
-            f"{parsed.path}: exercises with points but no starter cell: "
-            f"{sorted(missing)}"
-        )
-    return list(found.values())
-
-
-def test_function(code: str) -> str:
-    """The one `def test_...` of a hidden-test chunk, without its demo call."""
-    blocks = re.split(r"\n(?=\S)", code)
-    defs = [block for block in blocks if block.startswith("def test_")]
-    if len(defs) != 1:
-        raise ValueError(
-            f"a hidden test chunk needs one def test_...:\n{code}"
-        )
-    return defs[0].rstrip()
 
 
 def solution_cell(question: Question) -> str:
@@ -293,15 +161,6 @@ def master_notebook(name: str) -> nbformat.NotebookNode:
 
 def raw(source: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_raw_cell(source)
-
-
-def graded_chapters(root: Path = ROOT) -> list[str]:
-    """Chapters with at least one exercise worth points."""
-    names = []
-    for path in sorted((root / "chapters").glob("*.qmd")):
-        if POINTS.search(path.read_text(encoding="utf-8")):
-            names.append(path.stem)
-    return names
 
 
 def run_otter_assign(name: str, destination: Path) -> Path:
@@ -413,10 +272,6 @@ def grade(name: str, submissions: list[Path], jobs: int = 2) -> Path:
             row = [score.get(q, 0) for q in names]
             writer.writerow([submission.name, *row, sum(row)])
     return table
-
-
-def chapter_path(name: str) -> Path:
-    return ROOT / "chapters" / f"{name}.qmd"
 
 
 def main(argv: list[str] | None = None) -> None:
