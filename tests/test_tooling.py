@@ -41,6 +41,26 @@ def test_tooling_lines_fit_79_characters():
     assert not too_long, "lines over 79 characters: " + ", ".join(too_long)
 
 
+# The guide's bound: one module per concern, none over about 400 lines.
+MOST_LINES = 400
+
+
+def test_each_tool_stays_within_400_lines():
+    sources = [
+        path
+        for pattern in ("*.py", "*.mjs", "*.js", "*.sh")
+        for path in (ROOT / "tools").rglob(pattern)
+        if "node_modules" not in path.parts
+    ]
+    assert sources
+    too_long = sorted(
+        f"{path.relative_to(ROOT)} ({lines} lines)"
+        for path in sources
+        if (lines := len(path.read_text("utf-8").splitlines())) > MOST_LINES
+    )
+    assert not too_long, "split by concern: " + ", ".join(too_long)
+
+
 HEAVY_MODULES = ("torch", "matplotlib")
 
 
