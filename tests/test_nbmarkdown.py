@@ -7,6 +7,7 @@ import booknumbers
 import links
 import pytest
 import qmd
+from conftest import ROOT
 
 SITE = "https://org.github.io/repo/"
 CONFIG = """book:
@@ -268,6 +269,17 @@ def test_first_cell_is_the_title_and_front_matter_is_gone(book):
     assert "Python 3.10" in first[4] and "torch" in first[4]
     text = markdown(book, "student")
     assert "prose-numbers" not in text and "solution-secret" not in text
+
+
+def test_title_names_the_torch_the_outputs_were_recorded_with(tmp_path):
+    import nbmarkdown
+
+    assert nbmarkdown.needs(tmp_path) == nbmarkdown.NEEDS
+    (tmp_path / "requirements.txt").write_text("numpy\ntorch==9.8.1\n")
+    assert "recorded with torch 9.8;" in nbmarkdown.needs(tmp_path)
+    real = (ROOT / "requirements.txt").read_text("utf-8")
+    pin = real.split("torch==", 1)[1].split("\n")[0].rsplit(".", 1)[0]
+    assert f"recorded with torch {pin};" in nbmarkdown.needs(ROOT)
 
 
 def test_instructor_note_is_a_solution_cell(book):

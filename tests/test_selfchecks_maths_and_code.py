@@ -153,8 +153,8 @@ def test_post_norm_check_bad_inputs(ns, printed):
     check = ns["check_post_norm_block"]
     cases = [
         (42, "expected a block class"),
-        (ns["MyPostNormBlock"], "no submodule norm_attn"),
-        (lambda c: torch.nn.Linear(6, 6), "no submodule norm_attn"),
+        (ns["MyPostNormBlock"], "norm_attn; finish MyBlock's __init__"),
+        (lambda c: torch.nn.Linear(6, 6), "no submodule norm_attn."),
         (lambda c: 1 / 0, "raised ZeroDivisionError"),
     ]
     fails_each(printed, check, cases)
@@ -270,11 +270,11 @@ def test_zero_branch_check_names_the_mistake(ns, printed):
 
     cases = [
         (always_true, "accepted a block that adds the normalised input"),
-        (shape_only, "cannot catch a broken residual"),
+        (shape_only, "check the output equals the input"),
         (attention_only_vs_input, "rejected a correct pre-norm block"),
         (zeroes_in_place, "changed the block it was given"),
         (wrong_width, "on a block of width 8"),
-        (both_silenced_only, "without norm_ffn"),
+        (both_silenced_only, "without norm_ffn; silence only attention"),
         (returns_tensor, "returned a Tensor"),
         (None, "expected a function"),
     ]

@@ -192,6 +192,19 @@ def test_ffn_formula_fails_where_config_and_block_differ(ns, printed):
     assert "measure the tensors the forward pass produces" in message
 
 
+@pytest.mark.parametrize("factor", [1, 2])
+def test_ffn_config_widths_get_the_config_hint(ns, printed, factor):
+    # The config's hidden tensor, once or twice: with the check's sizes
+    # neither may pass or be mistaken for a wrong element size.
+    def from_config(block, X):
+        B, S, _ = X.shape
+        return B * S * factor * block.config.ff_width * X.element_size()
+
+    passed, message = ffn_bytes(ns, printed, from_config)
+    assert passed is False
+    assert "formulas give for config.ff_width" in message, message
+
+
 def test_ffn_starter_reports_none(ns, printed):
     passed, message = ffn_bytes(ns, printed, ns["my_ffn_activation_bytes"])
     assert passed is False
@@ -340,6 +353,22 @@ def test_saved_view_sizes_fail(ns, printed):
     assert "the rows' own sizes" in message
     assert "whole storage they view" in message
     assert "128" not in message
+
+
+def test_saved_chapter_function_fails(ns, printed):
+    passed, message = saved(ns, printed, ns["saved_bytes"])
+    assert passed is False
+    assert "the chapter's saved_bytes" in message
+
+
+def test_saved_call_of_chapter_function_fails(ns, printed):
+    # Defined in the chapter's namespace, as a learner's function is.
+    exec("def wrapper(fn, *inputs):\n    return saved_bytes(fn, *inputs)", ns)
+    passed, message = saved(ns, printed, ns.pop("wrapper"))
+    assert passed is False
+    assert "calls the chapter's saved_bytes" in message
+    # The trap is gone again: the chapter's function is back in place.
+    assert ns["saved_bytes"].__name__ == "saved_bytes"
 
 
 def test_saved_other_wrong_count_fails(ns, printed):

@@ -64,6 +64,25 @@ NEEDS = (
     "Needs Python 3.10 or newer with `torch`, `numpy` and `matplotlib`;"
     " runs top to bottom on a CPU in seconds."
 )
+PINNED_TORCH = re.compile(r"^torch==(\d+\.\d+)", re.M)
+
+
+def needs(root: Path) -> str:
+    """What a notebook needs, and the torch its outputs were recorded with.
+
+    Byte and FLOP counts, and some printed tensors, can differ slightly
+    under another version of torch; the version is requirements.txt's pin.
+    """
+    requirements = root / "requirements.txt"
+    text = requirements.read_text("utf-8") if requirements.exists() else ""
+    pinned = PINNED_TORCH.search(text)
+    if pinned is None:
+        return NEEDS
+    return (
+        f"{NEEDS} Its outputs were recorded with torch {pinned.group(1)};"
+        " another version may print slightly different numbers."
+    )
+
 
 __all__ = ["Book", "Chapter", "find_root", "load_book"]
 
@@ -99,7 +118,7 @@ class Chapter:
             f"[Open in Colab]({self.book.colab}{notebook}) · "
             f"[Download this notebook]({self.book.site}{notebook})",
             "",
-            NEEDS,
+            needs(self.book.root),
         ]
 
     def instructor_note(self) -> str:
