@@ -6,6 +6,11 @@ assignments with `otter assign` and grades them with otter.
 """
 
 import os
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from unittest import mock
 
 import leaks
 import nbformat
@@ -150,12 +155,16 @@ def test_grading_names_a_missing_submission(tmp_path):
         assignments.grade("mechanics", [tmp_path / "absent.ipynb"])
 
 
+def fake_bundle(folder: Path, name: str = "mechanics") -> None:
+    autograder = folder / name / "dist" / "autograder"
+    autograder.mkdir(parents=True)
+    (autograder / f"{name}-autograder.zip").write_bytes(b"")
+
+
 def test_a_submission_otter_could_not_grade_is_not_a_zero(
     tmp_path, monkeypatch, capsys
 ):
-    autograder = tmp_path / "mechanics" / "dist" / "autograder"
-    autograder.mkdir(parents=True)
-    (autograder / "mechanics-autograder.zip").write_bytes(b"")
+    fake_bundle(tmp_path)
     graded, crashed = tmp_path / "graded.ipynb", tmp_path / "crashed.ipynb"
     for submission in (graded, crashed):
         submission.write_text("{}", encoding="utf-8")
@@ -164,13 +173,115 @@ def test_a_submission_otter_could_not_grade_is_not_a_zero(
         assignments,
         "otter_run",
         lambda archive, submission, output: (
-            {} if submission == crashed else {"gelu-ffn": 4}
+            ({}, "NotJSONError: not a notebook")
+            if submission == crashed
+            else ({"gelu-ffn": 4}, "")
         ),
     )
     table = assignments.grade("mechanics", [graded, crashed], jobs=1)
     rows = table.read_text(encoding="utf-8").splitlines()
     assert rows[1:] == [
-        "graded.ipynb,4,4",
-        "crashed.ipynb,not graded,not graded",
+        f"{graded},4,4",
+        f"{crashed},not graded,not graded",
     ]
-    assert "crashed.ipynb was not graded" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert f"{crashed} was not graded: NotJSONError: not a notebook" in said
+
+
+def test_same_named_submissions_are_graded_apart(tmp_path, monkeypatch):
+    # One folder per learner, each holding mechanics.ipynb, as collected.
+    fake_bundle(tmp_path)
+    submissions = []
+    for learner in ("alice", "bob"):
+        (tmp_path / learner).mkdir()
+        submissions.append(tmp_path / learner / "mechanics.ipynb")
+        submissions[-1].write_text("{}", encoding="utf-8")
+    outputs = []
+
+    def otter_run(archive, submission, output):
+        outputs.append(output)
+        return {"gelu-ffn": 4 if "alice" in str(submission) else 1}, ""
+
+    monkeypatch.setattr(assignments, "BUNDLES", tmp_path)
+    monkeypatch.setattr(assignments, "otter_run", otter_run)
+    first = assignments.grade("mechanics", submissions, jobs=2)
+    assert len(set(outputs)) == 2  # results in separate folders
+    rows = first.read_text(encoding="utf-8").splitlines()[1:]
+    assert rows == [f"{submissions[0]},4,4", f"{submissions[1]},1,1"]
+    # A later batch writes a table of its own; the first one stays.
+    monkeypatch.setattr(
+        assignments, "datetime", mock.Mock(now=lambda: datetime(2030, 1, 2))
+    )
+    second = assignments.grade("mechanics", submissions[:1], jobs=1)
+    assert second != first and first.exists()
+    assert second.name == "grades-20300102-000000.csv"
+
+
+def test_grading_says_what_is_missing(tmp_path, monkeypatch):
+    monkeypatch.setattr(assignments, "BUNDLES", tmp_path)
+    submission = tmp_path / "a.ipynb"
+    submission.write_text("{}", encoding="utf-8")
+    with pytest.raises(SystemExit, match="tools/assignments.py build mech"):
+        assignments.grade("mechanics", [submission])
+    with pytest.raises(SystemExit, match="no chapter 'mechanic'"):
+        assignments.grade("mechanic", [submission])
+    with pytest.raises(SystemExit, match="at least one submitted notebook"):
+        assignments.grade("mechanics", [])
+
+
+def running(pid: int) -> bool:
+    """Whether a process exists and has not ended (a zombie has ended)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_a_submission_that_never_ends_is_stopped_with_its_children(
+    tmp_path,
+):
+    child = tmp_path / "child.pid"
+    loop = (
+        "import subprocess, sys, time\n"
+        "kernel = subprocess.Popen([sys.executable, '-c', "
+        "'import time; time.sleep(120)'])\n"
+        f"open({str(child)!r}, 'w').write(str(kernel.pid))\n"
+        "time.sleep(120)\n"
+    )
+    command = [sys.executable, "-c", loop]
+    started = time.perf_counter()
+    assert assignments.run_stopping_after(command, {}, 2) is None
+    assert time.perf_counter() - started < 30
+    pid = int(child.read_text())
+    time.sleep(0.2)
+    assert not running(pid)  # the kernel it started is stopped too
+    said = assignments.run_stopping_after(
+        [sys.executable, "-c", "print(1)"], {}, 30
+    )
+    assert said == "1\n"
+
+
+def test_building_again_keeps_earlier_grades(tmp_path, monkeypatch):
+    monkeypatch.setattr(assignments, "BUNDLES", tmp_path)
+
+    def otter_assign(name, destination):
+        result = destination / "dist"
+        (result / "autograder").mkdir(parents=True)
+        (result / "autograder" / "new.zip").write_bytes(b"")
+        return result
+
+    monkeypatch.setattr(assignments, "run_otter_assign", otter_assign)
+    fake_bundle(tmp_path)
+    (tmp_path / "mechanics" / "dist" / "stale.txt").write_text("old")
+    kept = tmp_path / "mechanics" / "grades-20300101-000000.csv"
+    kept.write_text("submission,total\n", encoding="utf-8")
+    assert assignments.build("mechanics").name == "new.zip"
+    assert kept.exists()
+    assert not (tmp_path / "mechanics" / "dist" / "stale.txt").exists()
+
+
+def test_the_course_states_the_grading_timeout():
+    course = (ROOT / "chapters" / "course.qmd").read_text("utf-8")
+    minutes = assignments.GRADING_TIMEOUT // 60
+    assert f"still running after {minutes} minutes" in course

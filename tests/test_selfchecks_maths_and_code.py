@@ -213,7 +213,7 @@ def test_padding_check_names_the_mistake(ns, printed):
     cases = [
         (right_padding, "every padded position comes first"),
         (inverted, "True marks the real tokens"),
-        (off_by_one, "marks 1 positions"),
+        (off_by_one, "marks 1 position as padding,"),
         (as_float, "dtype torch.float32"),
         (transposed, "returned shape (4, 2)"),
         ("mask", "expected a function"),

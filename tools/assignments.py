@@ -27,11 +27,13 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
@@ -72,7 +74,9 @@ ABOUT = (
     "Write your answers, run the notebook from the top and read what each "
     "check says; your instructor grades the notebook you hand in with "
     "further tests. The links above open the chapter's own notebook: hand "
-    "in this one, as your instructor asks. Besides the chapter's packages "
+    "in this one, as your instructor asks, and keep its file name, "
+    "`{name}.ipynb`: its checks read their tests from it. "
+    "Besides the chapter's packages "
     "it needs `otter-grader` (`pip install {otter}`, the version it is "
     "graded with)."
 )
@@ -128,7 +132,7 @@ def master_notebook(name: str) -> nbformat.NotebookNode:
         if question is None:
             cells.append(cell)
             if len(cells) == 2:  # the title
-                about = ABOUT.format(otter=otter_requirement())
+                about = ABOUT.format(otter=otter_requirement(), name=name)
                 cells.append(nbformat.v4.new_markdown_cell(about))
             continue
         cells.append(
@@ -217,60 +221,129 @@ def write_student_assignment(name: str) -> Path:
 
 
 def build(name: str) -> Path:
-    """The instructor's bundle in _assignments/<name>/; the zip's path."""
+    """The instructor's bundle in _assignments/<name>/; the zip's path.
+
+    Only what `otter assign` writes is replaced: the grades and results of
+    earlier `grade` runs in that folder stay.
+    """
     target = BUNDLES / name
-    shutil.rmtree(target, ignore_errors=True)
+    shutil.rmtree(target / "dist", ignore_errors=True)
     result = run_otter_assign(name, target)
     return next((result / "autograder").glob("*.zip"))
 
 
-def otter_run(archive: Path, submission: Path, output: Path) -> dict:
-    """`otter run` (local, no Docker) on one notebook: {question: score}."""
+# A submission still running after this long is stopped and not graded
+# (a whole chapter runs in well under a minute here).
+GRADING_TIMEOUT = 600  # seconds
+
+
+def run_stopping_after(command: list[str], env: dict, seconds: float):
+    """What command printed, or None if it ran longer than seconds.
+
+    It runs in a session of its own, so that on a timeout the processes it
+    started (otter's kernel) are stopped with it.
+    """
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        return process.communicate(timeout=seconds)[0]
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        return None
+
+
+def otter_run(
+    archive: Path, submission: Path, output: Path
+) -> tuple[dict, str]:
+    """`otter run` (local, no Docker) on one notebook.
+
+    Returns ({question: score}, "") or, when otter wrote no results,
+    ({}, why): the last line it printed, or that it ran out of time.
+    """
     # A run that writes no results must not find an earlier run's.
     shutil.rmtree(output, ignore_errors=True)
     output.mkdir(parents=True)
     command = [sys.executable, "-m", "otter", "run", "-a", str(archive)]
     command += [str(submission), "-o", str(output)]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    subprocess.run(command, capture_output=True, env=env, check=False)
+    printed = run_stopping_after(command, env, GRADING_TIMEOUT)
+    if printed is None:
+        return {}, f"still running after {GRADING_TIMEOUT} s"
     results = output / "results.json"
     if not results.exists():
-        return {}
+        lines = [line for line in printed.splitlines() if line.strip()]
+        return {}, lines[-1].strip() if lines else "otter wrote no results"
     tests = json.loads(results.read_text(encoding="utf-8"))["tests"]
-    return {t["name"]: t["score"] for t in tests if "max_score" in t}
+    return {t["name"]: t["score"] for t in tests if "max_score" in t}, ""
+
+
+def bundle_archive(name: str) -> Path:
+    """The autograder zip `build` made for a chapter, or a clear exit."""
+    if not chapter_path(name).is_file():
+        chapters = ", ".join(graded_chapters())
+        raise SystemExit(f"grade: no chapter {name!r}; graded: {chapters}")
+    archives = sorted((BUNDLES / name / "dist" / "autograder").glob("*.zip"))
+    if not archives:
+        raise SystemExit(
+            f"grade: no autograder bundle for {name}; run "
+            f"`.venv/bin/python tools/assignments.py build {name}` first"
+        )
+    return archives[-1]
 
 
 def grade(name: str, submissions: list[Path], jobs: int = 2) -> Path:
-    """Grade every submission with `otter run`; write grades.csv.
+    """Grade every submission with `otter run`; write a table of grades.
 
-    A submission otter could not grade (no results) is listed on stderr
+    Each run writes a new `grades-<date>-<time>.csv`, so no batch
+    overwrites an earlier one; a row names its submission as given, and
+    each submission's results (hidden tests' messages included) go to a
+    folder of their own, even when submissions share a file name. A
+    submission otter could not grade is listed on stderr with the reason,
     and its row says "not graded", not a score of 0.
     """
+    if not submissions:
+        raise SystemExit("grade: name at least one submitted notebook")
     missing = [str(s) for s in submissions if not s.is_file()]
     if missing:
         raise SystemExit(f"grade: no such submission: {', '.join(missing)}")
-    archive = next((BUNDLES / name / "dist" / "autograder").glob("*.zip"))
+    archive = bundle_archive(name)
     names = [q.name for q in questions(qmd.parse(chapter_path(name)))]
-    outputs = [BUNDLES / name / "results" / s.stem for s in submissions]
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    run = BUNDLES / name / "results" / stamp
+    outputs = [
+        run / f"{number:03d}-{s.stem}"
+        for number, s in enumerate(submissions, start=1)
+    ]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        scores = list(
+        graded = list(
             pool.map(
                 otter_run, [archive] * len(submissions), submissions, outputs
             )
         )
-    table = BUNDLES / name / "grades.csv"
+    table = BUNDLES / name / f"grades-{stamp}.csv"
     with table.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["submission", *names, "total"])
-        for submission, score in zip(submissions, scores, strict=True):
+        for submission, (score, why) in zip(submissions, graded, strict=True):
             if not score:
-                print(f"grade: {submission} was not graded", file=sys.stderr)
+                print(
+                    f"grade: {submission} was not graded: {why}",
+                    file=sys.stderr,
+                )
                 writer.writerow(
-                    [submission.name, *["not graded"] * (len(names) + 1)]
+                    [str(submission), *["not graded"] * (len(names) + 1)]
                 )
                 continue
             row = [score.get(q, 0) for q in names]
-            writer.writerow([submission.name, *row, sum(row)])
+            writer.writerow([str(submission), *row, sum(row)])
     return table
 
 
@@ -286,9 +359,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
     if args.command == "grade":
+        if not args.chapters:
+            parser.error("grade needs a chapter and the submitted notebooks")
         name, *submissions = args.chapters
         table = grade(name, [Path(s) for s in submissions], args.jobs)
-        print(f"{name}: {len(submissions)} graded, {table}")
+        with table.open(encoding="utf-8") as handle:
+            rows = list(csv.reader(handle))[1:]
+        missed = sum(row[-1] == "not graded" for row in rows)
+        print(
+            f"{name}: {len(rows) - missed} graded, {missed} not graded; "
+            f"{table.relative_to(ROOT)}"
+        )
         return
     for name in args.chapters or graded_chapters():
         print(f"{name}: {build(name).relative_to(ROOT)}")
