@@ -157,6 +157,20 @@ def test_each_theme_blocks_rendering_only_in_its_own_scheme():
     assert postrender.finish(finished) == finished
 
 
+@pytest.mark.parametrize("width, focusable", [(WIDE, True), ("short", False)])
+def test_only_code_wider_than_a_phone_becomes_focusable(width, focusable):
+    code = (
+        '<div class="sourceCode cell-code" id="cb1"><pre class="sourceCode '
+        f'python code-with-copy"><code class="sourceCode python"><span>'
+        f"x = 1\n{width}</span></code></pre></div>"
+    )
+    finished = postrender.finish(page(code))
+    assert ('tabindex="0" role="region" aria-label="Code"' in finished) is (
+        focusable
+    )
+    assert finished.count(width) == 1
+
+
 def test_tables_become_focusable():
     finished = postrender.finish(page('<table class="caption-top table">'))
     assert '<table tabindex="0" class="caption-top table">' in finished
@@ -240,3 +254,44 @@ def test_the_search_index_is_rewritten(tmp_path):
     search_text.rewrite_index(tmp_path)
     rewritten = json.loads((tmp_path / "search.json").read_text("utf-8"))
     assert rewritten == [{"objectID": "a", "title": "On μ", "text": "z ∈ ℝ^D"}]
+
+
+PAGE_WITH_TOC = """<div id="quarto-margin-sidebar" class="sidebar margin-sidebar">
+<nav id="TOC" role="doc-toc" class="toc-active">
+<h2 id="toc-title">Table of contents</h2>
+<ul>
+<li><a href="#one" id="toc-one" class="nav-link active" \
+data-scroll-target="#one"><span class="header-section-number">1.1</span> \
+One</a>
+<ul class="collapse">
+<li><a href="#two" id="toc-two" class="nav-link" data-scroll-target="#two">\
+<span class="header-section-number">1.1.1</span> Two</a></li>
+</ul></li>
+</ul>
+<div class="toc-actions"><ul><li><a href="https://x/src" \
+class="toc-action">View source</a></li></ul></div>\
+<div class="quarto-other-links"><h2>Other Links</h2><ul><li>\
+<a href="../notebooks/one.ipynb">Download this chapter's notebook</a>\
+</li></ul></div></nav>
+</div>
+<main class="content" id="quarto-document-content">
+<header id="title-block-header"><h1>One</h1></header>
+<p>Text.</p>
+"""
+
+
+def test_a_phone_gets_the_contents_and_notebook_links_under_the_title():
+    finished = postrender.finish(page(PAGE_WITH_TOC))
+    start = finished.index('<details class="tb-phone-toc">')
+    assert finished.index("</header>") < start < finished.index("<p>Text.")
+    copy = finished[start : finished.index("</details>", start)]
+    assert '<a href="../notebooks/one.ipynb">' in copy
+    assert '<a href="#one">' in copy and '<a href="#two">' in copy
+    assert " id=" not in copy and "collapse" not in copy
+    assert "View source" not in copy and "<h2" not in copy
+    assert postrender.finish(finished).count("tb-phone-toc") == 1
+
+
+def test_a_page_without_contents_gets_no_copy():
+    plain = page('<main class="content"><header></header><p>x</p></main>')
+    assert "tb-phone-toc" not in postrender.finish(plain)

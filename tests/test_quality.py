@@ -370,6 +370,13 @@ PLANTED = {
         "",
         "axe critical image-alt (light scheme)",
     ),
+    "faint-short-text": (
+        "chapters/one.html",
+        "</body>",
+        '<button type="button" style="color: #eee; background: #fff">'
+        "a</button></body>",
+        "axe serious color-contrast (light scheme): Short text must have",
+    ),
     "other-host": (
         "index.html",
         '<script src="site_libs/app.js" defer></script>',

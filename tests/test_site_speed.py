@@ -196,18 +196,14 @@ def test_a_code_block_carries_its_line_counts():
     finished = dom.sized_code_blocks(page(block))
     # Four lines, each shorter than a phone's row.
     assert '<div class="sourceCode cell-code" id="cb3" style="' in finished
-    assert (
-        'style="--tb-lines:4;--tb-middle-lines:4;--tb-phone-lines:4">'
-        in finished
-    )
+    assert 'style="--tb-lines:4;--tb-middle-lines:4">' in finished
     assert text_of(finished) == text_of(page(block))
     assert dom.sized_code_blocks(finished) == finished
     long = "x = " + " + ".join(["value"] * 12)  # 100 characters
     wide = f'<div class="sourceCode"><pre><code>{long}\n</code></pre></div>'
-    rows = dom.wrapped_rows(long, dom.PHONE_COLUMNS)
-    assert rows == 3
     assert dom.wrapped_rows(long, dom.MIDDLE_COLUMNS) == 2
-    sizes = f"--tb-lines:2;--tb-middle-lines:3;--tb-phone-lines:{rows + 1}"
+    # A phone scrolls the long line: its rows are the lines, 2.
+    sizes = "--tb-lines:2;--tb-middle-lines:3"
     assert sizes in dom.sized_code_blocks(wide)
 
 
@@ -235,7 +231,7 @@ def test_the_stylesheet_sizes_skipped_code_by_the_counts_written():
             '<div class="sourceCode"><pre><code>x</code></pre></div>'
         ),
     )
-    assert written == ["--tb-lines", "--tb-middle-lines", "--tb-phone-lines"]
+    assert written == ["--tb-lines", "--tb-middle-lines"]
     for name in written:
         assert f"var({name}," in scss
     assert "content-visibility: auto;" in scss

@@ -64,12 +64,12 @@ CODE_BLOCK = re.compile(
 )
 TAG = re.compile(r"<[^>]+>")
 WORD = re.compile(r"(\s*)(\S+)")
-# How many characters of code fit on a row (measured in Chromium): 32 to 38
-# on a phone (360 to 412 px wide); 54 to 71 from 768 px (a tablet) to
-# 1279 px (56 at 992 px, where the sidebars come beside the text); 73 at
-# 1280 px and 81 from 1366 px, where no line of the book's code (79
-# characters at most) wraps. book.scss picks the count for the screen.
-PHONE_COLUMNS = 36
+# How many characters of code fit on a row (measured in Chromium): 54 to 71
+# from 768 px (a tablet) to 1279 px (56 at 992 px, where the sidebars come
+# beside the text); 73 at 1280 px and 81 from 1366 px, where no line of
+# the book's code (79 characters at most) wraps. On a phone (32 to 38) a
+# long line scrolls instead (book.scss). book.scss picks the count for the
+# screen.
 MIDDLE_COLUMNS = 60
 
 
@@ -154,8 +154,8 @@ def sized_code_blocks(page: str) -> str:
     """Each code block with its line counts, for the size it takes unseen.
 
     `--tb-lines` is its number of lines (a wide screen does not wrap
-    them); `--tb-middle-lines` and `--tb-phone-lines` are the rows they
-    wrap into from a tablet to a small laptop, and on a phone.
+    them, and a phone scrolls a long one); `--tb-middle-lines` are the
+    rows they wrap into from a tablet to a small laptop.
     """
 
     def replace(match: re.Match) -> str:
@@ -164,11 +164,7 @@ def sized_code_blocks(page: str) -> str:
             return match.group(0)  # sized already (or styled by Quarto)
         lines = html.unescape(TAG.sub("", code)).split("\n")
         middle = sum(wrapped_rows(line, MIDDLE_COLUMNS) for line in lines)
-        phone = sum(wrapped_rows(line, PHONE_COLUMNS) for line in lines)
-        sizes = (
-            f"--tb-lines:{len(lines)};--tb-middle-lines:{middle};"
-            f"--tb-phone-lines:{phone}"
-        )
+        sizes = f"--tb-lines:{len(lines)};--tb-middle-lines:{middle}"
         return f'{opening} style="{sizes}">{code}'
 
     return CODE_BLOCK.sub(replace, page)

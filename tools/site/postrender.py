@@ -69,6 +69,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import dom  # noqa: E402
 import icons  # noqa: E402
 import lazy  # noqa: E402
+import phone_contents  # noqa: E402
 import prune_css  # noqa: E402
 import search_text  # noqa: E402
 
@@ -167,6 +168,9 @@ OUTPUT_PRE = re.compile(
 )
 # Characters of monospace text that fit beside the margins of a phone.
 PHONE_COLUMNS = 40
+CODE_PRE = re.compile(
+    r'<pre class="sourceCode([^"]*)">(<code\b.*?</pre>)', re.S
+)
 
 
 def lazy_ojs(page: str) -> str:
@@ -238,6 +242,22 @@ def focusable_outputs(page: str) -> str:
         )
 
     return OUTPUT_PRE.sub(replace, page)
+
+
+def focusable_code(page: str) -> str:
+    """Code blocks with a line wider than a phone focusable: there they
+    scroll sideways (book.scss), and a keyboard can scroll them too."""
+
+    def replace(match: re.Match) -> str:
+        text = html.unescape(dom.TAG.sub("", match.group(2)))
+        if max(map(len, text.split("\n")), default=0) <= PHONE_COLUMNS:
+            return match.group(0)
+        return (
+            f'<pre class="sourceCode{match.group(1)}" tabindex="0" '
+            f'role="region" aria-label="Code">{match.group(2)}'
+        )
+
+    return CODE_PRE.sub(replace, page)
 
 
 def render_maths(pages: dict[Path, str]) -> dict[Path, str]:
@@ -325,10 +345,11 @@ def sized_lazy_images(page: str, folder: Path) -> str:
 def finish(page: str, anchor_font: str | None = None) -> str:
     page = CODE_LINE_ANCHOR.sub("", PAGINATION_LABEL.sub(r"\1", page))
     page = dom.single_code_wrappers(focusable_tables(page))
+    page = focusable_code(page)
     page = dom.sized_code_blocks(page)
     page = dom.prebuilt_anchors(page, anchor_font)
     page = lazy.lazy_scripts(defer_head_scripts(lazy_ojs(page)))
-    page = scheme_media(page)
+    page = phone_contents.phone_contents(scheme_media(page))
     return lazy.header_offset(focusable_outputs(page))
 
 
