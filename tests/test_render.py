@@ -194,6 +194,34 @@ def test_pdf_is_typeset_as_a_book(rendered):
     # bar (the template centred them, and their code lost its indent).
     for number, offset in exercise_title_offsets(pdf):
         assert offset < 25, f"{PDF}: exercise {number} is not left-aligned"
+    lines = pdf_lines(pdf)
+    # pdf-style.typ: a term ("Read it.") on a line of its own, above its
+    # description, not overlapping its first line.
+    term = next(
+        i for i, (_, _, text) in enumerate(lines) if text == "Read it."
+    )
+    (_, top, _), (_, below, _) = lines[term], lines[term + 1]
+    assert below - top > 9, f"{PDF}: 'Read it.' overlaps its description"
+    # tools/site/pdf-references.lua: an entry's second line hangs.
+    first = next(
+        i for i, (_, _, text) in enumerate(lines) if text.startswith("Ainslie")
+    )
+    assert lines[first + 1][0] - lines[first][0] > 10, (
+        f"{PDF}: the references do not hang"
+    )
+
+
+def pdf_lines(pdf) -> list[tuple[float, float, str]]:
+    """(left, top, text) of each line of the PDF, page after page."""
+    boxes = pdf_text(pdf, "-bbox-layout")
+    line = re.compile(
+        r'<line xMin="([\d.]+)" yMin="([\d.]+)"[^>]*>(.*?)</line>', re.S
+    )
+    word = re.compile(r"<word [^>]*>([^<]*)</word>")
+    return [
+        (float(x), float(y), " ".join(word.findall(body)))
+        for x, y, body in line.findall(boxes)
+    ]
 
 
 def exercise_title_offsets(pdf):

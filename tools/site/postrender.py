@@ -229,35 +229,35 @@ def defer_head_scripts(page: str) -> str:
     return head + page[head_end:]
 
 
+def wider_than_a_phone(markup: str) -> bool:
+    """Whether a line of a block's text is longer than a phone's row."""
+    text = html.unescape(dom.TAG.sub("", markup))
+    return max(map(len, text.split("\n")), default=0) > PHONE_COLUMNS
+
+
+def focusable_when_wide(page: str, block: re.Pattern, label: str) -> str:
+    """Each block (its text the pattern's last group) with a line wider
+    than a phone focusable, so that a keyboard can scroll it there."""
+    focusable = f'<pre tabindex="0" role="region" aria-label="{label}"'
+    return block.sub(
+        lambda m: (
+            m.group(0).replace("<pre", focusable, 1)
+            if wider_than_a_phone(m.group(m.lastindex))
+            else m.group(0)
+        ),
+        page,
+    )
+
+
 def focusable_outputs(page: str) -> str:
     """Wide printed outputs focusable, so a keyboard can scroll them."""
-
-    def replace(match: re.Match) -> str:
-        text = html.unescape(match.group(3))
-        if max(map(len, text.split("\n")), default=0) <= PHONE_COLUMNS:
-            return match.group(0)
-        return (
-            f'{match.group(1)}<pre tabindex="0" role="region" '
-            f'aria-label="Printed output">{match.group(2)}'
-        )
-
-    return OUTPUT_PRE.sub(replace, page)
+    return focusable_when_wide(page, OUTPUT_PRE, "Printed output")
 
 
 def focusable_code(page: str) -> str:
-    """Code blocks with a line wider than a phone focusable: there they
-    scroll sideways (book.scss), and a keyboard can scroll them too."""
-
-    def replace(match: re.Match) -> str:
-        text = html.unescape(dom.TAG.sub("", match.group(2)))
-        if max(map(len, text.split("\n")), default=0) <= PHONE_COLUMNS:
-            return match.group(0)
-        return (
-            f'<pre class="sourceCode{match.group(1)}" tabindex="0" '
-            f'role="region" aria-label="Code">{match.group(2)}'
-        )
-
-    return CODE_PRE.sub(replace, page)
+    """Code blocks with a line wider than a phone: there they scroll
+    sideways (book.scss)."""
+    return focusable_when_wide(page, CODE_PRE, "Code")
 
 
 def render_maths(pages: dict[Path, str]) -> dict[Path, str]:
