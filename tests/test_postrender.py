@@ -256,7 +256,7 @@ def test_the_search_index_is_rewritten(tmp_path):
     assert rewritten == [{"objectID": "a", "title": "On μ", "text": "z ∈ ℝ^D"}]
 
 
-PAGE_WITH_TOC = """<div id="quarto-margin-sidebar" class="sidebar margin-sidebar">
+PAGE_WITH_TOC = """<div id="quarto-margin-sidebar" class="sidebar">
 <nav id="TOC" role="doc-toc" class="toc-active">
 <h2 id="toc-title">Table of contents</h2>
 <ul>
