@@ -251,7 +251,7 @@ def test_a_submission_that_never_ends_is_stopped_with_its_children(
     )
     command = [sys.executable, "-c", loop]
     started = time.perf_counter()
-    assert assignments.run_stopping_after(command, {}, 2) is None
+    assert assignments.run_stopping_after(command, {}, 1) is None
     assert time.perf_counter() - started < 30
     pid = int(child.read_text())
     time.sleep(0.2)
