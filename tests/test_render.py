@@ -195,6 +195,14 @@ def test_pdf_is_typeset_as_a_book(rendered):
     # bar (the template centred them, and their code lost its indent).
     for number, offset in exercise_title_offsets(pdf):
         assert offset < 25, f"{PDF}: exercise {number} is not left-aligned"
+    # pdf-style.typ: each page but the title page shows its number once,
+    # in the running header or, where that is empty, in the footer.
+    pages = pdf_text(pdf).split("\f")[:-1]
+    for number, page in enumerate(pages[1:], start=2):
+        rows = [row.strip() for row in page.splitlines() if row.strip()]
+        head = re.search(rf"(^{number}\b|\b{number}$)", rows[0])
+        shown = bool(head) + (len(rows) > 1 and rows[-1] == str(number))
+        assert shown == 1, f"{PDF}: page {number} shows its number {shown}x"
     lines = pdf_lines(pdf)
     # pdf-style.typ: a term ("Read it.") on a line of its own, above its
     # description, not overlapping its first line.
