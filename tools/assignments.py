@@ -40,6 +40,7 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import qmd  # noqa: E402
+from check_env import pinned  # noqa: E402
 from graded_questions import (  # noqa: E402
     CHECK_CALL,
     Question,
@@ -84,10 +85,8 @@ ABOUT = (
 
 def otter_requirement() -> str:
     """otter-grader as requirements.txt pins it (`otter-grader==X.Y.Z`)."""
-    for line in (ROOT / "requirements.txt").read_text("utf-8").splitlines():
-        if line.startswith("otter-grader=="):
-            return line.split("#")[0].strip()
-    return "otter-grader"
+    version = pinned(ROOT / "requirements.txt", "otter-grader")
+    return f"otter-grader=={version}" if version else "otter-grader"
 
 
 PUBLIC_TEST = '''""" # BEGIN TEST CONFIG
@@ -201,10 +200,16 @@ def bundle(name: str, destination: Path):
     return student, bundled_tests(result)
 
 
+def autograder_zip(result: Path) -> Path | None:
+    """The autograder zip in an `otter assign` output folder (the latest,
+    by the date in its name), or None."""
+    archives = sorted((result / "autograder").glob("*.zip"))
+    return archives[-1] if archives else None
+
+
 def bundled_tests(result: Path) -> dict[str, str]:
     """{question: source of tests/<question>.py} in an autograder zip."""
-    archive = next((result / "autograder").glob("*.zip"))
-    with zipfile.ZipFile(archive) as bundled:
+    with zipfile.ZipFile(autograder_zip(result)) as bundled:
         return {
             Path(item).stem: bundled.read(item).decode("utf-8")
             for item in bundled.namelist()
@@ -228,8 +233,7 @@ def build(name: str) -> Path:
     """
     target = BUNDLES / name
     shutil.rmtree(target / "dist", ignore_errors=True)
-    result = run_otter_assign(name, target)
-    return next((result / "autograder").glob("*.zip"))
+    return autograder_zip(run_otter_assign(name, target))
 
 
 # A submission still running after this long is stopped and not graded
@@ -290,13 +294,13 @@ def bundle_archive(name: str) -> Path:
     if not chapter_path(name).is_file():
         chapters = ", ".join(graded_chapters())
         raise SystemExit(f"grade: no chapter {name!r}; graded: {chapters}")
-    archives = sorted((BUNDLES / name / "dist" / "autograder").glob("*.zip"))
-    if not archives:
+    archive = autograder_zip(BUNDLES / name / "dist")
+    if archive is None:
         raise SystemExit(
             f"grade: no autograder bundle for {name}; run "
             f"`.venv/bin/python tools/assignments.py build {name}` first"
         )
-    return archives[-1]
+    return archive
 
 
 def grade(name: str, submissions: list[Path], jobs: int = 2) -> Path:

@@ -52,6 +52,17 @@ def required(requirements: Path) -> list[str]:
     return names
 
 
+def pinned(requirements: Path, name: str) -> str | None:
+    """The version a requirements file pins name to (`name==X.Y.Z`)."""
+    if not requirements.is_file():
+        return None
+    for line in requirements.read_text(encoding="utf-8").splitlines():
+        spec = line.split("#", 1)[0].partition(";")[0].strip()
+        if spec.startswith(f"{name}=="):
+            return spec.removeprefix(f"{name}==").strip()
+    return None
+
+
 def missing(requirements: Path) -> list[str]:
     absent = []
     for name in required(requirements):

@@ -39,6 +39,7 @@ from booknumbers import (
     find_root,
     load_book,
 )
+from check_env import pinned
 
 # `@Fig-x` is Quarto's capitalised form of `@fig-x`; both read "Figure".
 XREF = re.compile(rf"(?<![\w@])(-?)@((?i:{KINDS})-[\w-]*\w)")
@@ -64,7 +65,6 @@ NEEDS = (
     "Needs Python 3.10 or newer with `torch`, `numpy` and `matplotlib`;"
     " runs top to bottom on a CPU in seconds."
 )
-PINNED_TORCH = re.compile(r"^torch==(\d+\.\d+)", re.M)
 
 
 def needs(root: Path) -> str:
@@ -73,13 +73,12 @@ def needs(root: Path) -> str:
     Byte and FLOP counts, and some printed tensors, can differ slightly
     under another version of torch; the version is requirements.txt's pin.
     """
-    requirements = root / "requirements.txt"
-    text = requirements.read_text("utf-8") if requirements.exists() else ""
-    pinned = PINNED_TORCH.search(text)
-    if pinned is None:
+    version = pinned(root / "requirements.txt", "torch")
+    if version is None:
         return NEEDS
+    release = ".".join(version.split(".")[:2])
     return (
-        f"{NEEDS} Its outputs were recorded with torch {pinned.group(1)};"
+        f"{NEEDS} Its outputs were recorded with torch {release};"
         " another version may print slightly different numbers."
     )
 
