@@ -234,16 +234,23 @@ def code_is_a_prefix(student: Path, instructor: Path) -> bool:
     the same order from the same state: a fresh kernel running the student
     notebook alone prints what they print there, and test_editions keeps
     the two notebooks' recorded outputs equal. A chapter with a solution
-    cell before a public one runs under nbval in both editions.
+    cell before a public one runs under nbval in both editions. A cell of
+    comments only (an exercise's empty cell to work in) runs nothing, so
+    it counts for neither.
     """
     if not instructor.is_file():
         return False
 
+    def runs_something(source: str) -> bool:
+        lines = (line.strip() for line in source.split("\n"))
+        return any(line and not line.startswith("#") for line in lines)
+
     def code(path: Path) -> list[str]:
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        return [
+        sources = (
             "".join(c["source"]) for c in cells if c["cell_type"] == "code"
-        ]
+        )
+        return [source for source in sources if runs_something(source)]
 
     ours, theirs = code(student), code(instructor)
     return theirs[: len(ours)] == ours

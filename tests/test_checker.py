@@ -242,6 +242,7 @@ def test_two_sentences_on_one_line_are_reported(book):
 
 def test_list_numbers_and_abbreviations_are_not_sentences(book):
     append(book, CHAPTER, "\n1. Compute it, e.g. By hand.\n2. Then check.\n")
+    append(book, CHAPTER, "\n1. Which?\n   a. That one.\n   b. This one.\n")
     assert not qmdcheck.check_one_sentence_per_line(book)
 
 

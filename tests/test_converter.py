@@ -105,6 +105,57 @@ def test_only_python_chunks_become_code_cells_options_first(chapter):
     assert "```{ojs}" in markdown
 
 
+EXERCISES = """# Exercises {#sec-b}
+
+::: {#exr-b-sum}
+## Without a starter
+*Compute · 5 min*
+
+Add them.
+:::
+
+::: {.content-visible when-profile="instructor"}
+::: {.solution}
+```{python}
+print(1 + 2)
+```
+:::
+:::
+
+::: {#exr-b-why}
+*Explain · 5 min*
+
+Say why.
+:::
+
+::: {#exr-b-code}
+*Implement · 10 min · 2 points*
+:::
+
+```{python}
+#| label: starter-code
+my_answer = None
+```
+"""
+
+
+def test_an_exercise_done_in_code_gets_a_cell_to_work_in(tmp_path):
+    (tmp_path / "_quarto.yml").write_text(CONFIG, encoding="utf-8")
+    (tmp_path / "a.qmd").write_text(SOURCE, encoding="utf-8")
+    path = tmp_path / "b.qmd"
+    path.write_text(EXERCISES, encoding="utf-8")
+    for edition in qmd.EDITIONS:
+        cells = qmd.to_notebook(qmd.parse(path), edition).cells
+        code = [c.source for c in cells if c.cell_type == "code"]
+        # The Compute exercise gets one, before any solution; the Explain
+        # one is written, and the Implement one has its starter.
+        scratch = "# Exercise 2.1: your code here."
+        assert code[0] == scratch
+        assert code[-1].startswith("#| label: starter-code")
+        assert len(code) == {"student": 2, "instructor": 3}[edition]
+        assert not any("2.2" in c or "2.3" in c for c in code)
+
+
 def test_markdown_between_code_cells_is_one_cell(chapter):
     cells = qmd.to_notebook(chapter, "student").cells
     assert cells[0].cell_type == "markdown"

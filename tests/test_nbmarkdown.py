@@ -84,6 +84,12 @@ $$ z = y $$ {#eq-b}
 
 ### A subsection
 
+1. Which one?
+   a. This one.
+   b. That one, as @fig-a shows.
+
+a. Not inside a list item: left as written.
+
 ## Not numbered {.unnumbered}
 
 ::: {.callout-note}
@@ -302,6 +308,16 @@ def test_equations_keep_their_numbers(book):
     assert "$$ z = y \\tag{1.2}\n$$" in text
 
 
+def test_lettered_choices_keep_their_letters_as_bullets(book):
+    # Plain Markdown has no lettered lists: it would run them together.
+    text = markdown(book)
+    link = f"[Figure 1.1]({SITE}chapters/one.html#fig-a)"
+    assert (
+        f"1. Which one?\n   - (a) This one.\n   - (b) That one, as {link} "
+        "shows.\n\na. Not inside" in text
+    )
+
+
 def test_table_caption_goes_above_the_table(book):
     text = markdown(book)
     link = f"[Figure 1.1]({SITE}chapters/one.html#fig-a)"
@@ -335,9 +351,9 @@ def test_callouts_exercises_and_solutions(book):
     )
     assert "*Solution.*\n\nThe answer." in text
     assert "**Exercise 1.2**\n\nNo title here." in text
-    assert (
-        "**Exercise 2.1** Task · *Compute · 10 min*" in cells(book, "two")[-1]
-    )
+    last = cells(book, "two")[-2:]
+    assert "**Exercise 2.1** Task · *Compute · 10 min*" in last[0]
+    assert last[1] == "# Exercise 2.1: your code here."
 
 
 def test_website_only_content_is_left_out(book):

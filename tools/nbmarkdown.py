@@ -12,7 +12,10 @@ syntax. This module turns a chapter's Markdown into what the website shows:
 - callouts become blockquotes with a bold title, exercises a bold line
   "**Exercise 2.3** Title · *Kind · N min*", solutions start "*Solution.*";
 - numbered equations get `\\tag{2.3}`, table captions "**Table 1.1:** ...",
-  headings their section numbers, and `{#...}` / `{.…}` attributes go.
+  headings their section numbers, and `{#...}` / `{.…}` attributes go;
+- a lettered list inside a list item (`   a. text`, a quiz's choices),
+  which plain Markdown would run into one paragraph, becomes bullets that
+  keep the letter, `   - (a) text`.
 
 Numbers come from the book's structure (tools/booknumbers.py). The API,
 also for other notebook builders (assignments): `load_book(root)` -> Book;
@@ -58,6 +61,7 @@ DROPPED_SHORTCODE = re.compile(
 )
 CALLOUT = re.compile(r"\.callout-(\w+)")
 TITLE_ATTRIBUTE = re.compile(r'\btitle="([^"]*)"')
+LETTERED_ITEM = re.compile(r"^(\s+)([a-z])\. (?=\S)")
 WEBSITE_ONLY = re.compile(r'when-format="?html|\.content-hidden|unless-format')
 # A line starting otherwise is prose: none of the block rules apply to it.
 SPECIAL = frozenset(":#`~{$ ") | {""}
@@ -183,6 +187,7 @@ class Chapter:
             elif TABLE_CAPTION.match(line):
                 self._table_caption(*TABLE_CAPTION.match(line).groups(), out)
             else:
+                line = LETTERED_ITEM.sub(r"\1- (\2) ", line)
                 out.append(self.inline(line))
         # A callout still open continues in a later cell: no blockquote.
         self.divs = [(kind, -1) for kind, _ in self.divs]
@@ -265,6 +270,10 @@ class Chapter:
             start -= 1
         number = self._number(label, "Table")
         out[start:start] = [f"**{number}:** {self.inline(text)}", ""]
+
+    def number_text(self, label: str, unknown: str) -> str:
+        """A target's text, as `@label` reads ("Exercise 1.4")."""
+        return self._number(label, unknown)
 
     def _number(self, label: str, unknown: str) -> str:
         """A label's text ("Table 1.1"; an equation's bare number), or

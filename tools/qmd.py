@@ -6,6 +6,9 @@
   code cells, written as the website shows it (tools/nbmarkdown.py: a
   title cell first, numbered references, captions, author-year citations
   and a References cell last);
+- an exercise done in code (Compute, Implement, Measure) that has no
+  starter cell of its own is followed by an empty one to work in,
+  `# Exercise 1.4: your code here.`;
 - the YAML front matter reaches no cell.
 
 The book keeps worked solutions inside
@@ -35,6 +38,10 @@ PYTHON_CHUNK = re.compile(r"^(`{3,})\{python\}\s*$")
 ANY_FENCE = re.compile(r"^(`{3,}|~{3,})")
 DIV_OPEN = re.compile(r"^:{3,}\s*\S")
 DIV_CLOSE = re.compile(r"^:{3,}\s*$")
+EXERCISE_OPEN = re.compile(r"^:{3,}\s*\{#(exr-[\w-]+)[^}]*\}\s*$")
+KIND = re.compile(r"^\*(\w+) · [^*]+\*$")
+# The kinds of exercise done in code (an Explain exercise is written).
+WORK = ("Compute", "Implement", "Measure")
 
 
 # PyYAML's libyaml parser where the wheel has it: the same results as
@@ -294,7 +301,7 @@ def edition_cells(qmd: Qmd) -> list[tuple[nbformat.NotebookNode, bool]]:
 def _translate(qmd: Qmd, chapter) -> list[tuple[str, str, bool, bool]]:
     """(cell type, source, is a solution, is folded) of every cell."""
     cells = []
-    for part in qmd.parts:
+    for index, part in enumerate(qmd.parts):
         if part[0] == "code":
             chunk = part[1]
             cells.append(("code", chunk.source, chunk.solution, chunk.folded))
@@ -304,16 +311,43 @@ def _translate(qmd: Qmd, chapter) -> list[tuple[str, str, bool, bool]]:
                 if caption:
                     cells.append(("markdown", caption, chunk.solution, False))
             continue
-        _, text, _, solution = part
-        text = chapter.markdown(text)
+        _, source, _, solution = part
+        text = chapter.markdown(source)
         if text.strip():
             cells.append(("markdown", text, solution, False))
+        following = qmd.parts[index + 1 : index + 2]
+        starter = following and following[0][0] == "code"
+        exercise = None if starter else last_exercise(source)
+        if exercise and exercise[1] in WORK:
+            # A cell to work in, as the exercises with a starter have.
+            number = chapter.number_text(exercise[0], "Exercise")
+            scratch = f"# {number}: your code here."
+            cells.append(("code", scratch, solution, False))
         if len(cells) == 1 and chapter.heading:
             cells.append(("markdown", chapter.instructor_note(), True, False))
     references = chapter.references()
     if references:
         cells.append(("markdown", references, False, False))
     return cells
+
+
+def last_exercise(text: str) -> tuple[str, str] | None:
+    """(label, kind) of an exercise that ends text, else None.
+
+    The kind is the first word of its kind line (`*Compute · 10 min*`).
+    """
+    lines = text.rstrip().split("\n")
+    if not DIV_CLOSE.match(lines[-1]):
+        return None
+    for index in range(len(lines) - 1, -1, -1):
+        opened = EXERCISE_OPEN.match(lines[index])
+        if opened:
+            kinds = (KIND.match(line) for line in lines[index + 1 :])
+            kind = next((k.group(1) for k in kinds if k), "")
+            return opened.group(1), kind
+        if DIV_OPEN.match(lines[index]):
+            return None  # the last div to open is no exercise
+    return None
 
 
 def _cell(

@@ -349,7 +349,8 @@ def check_one_sentence_per_line(root: Path) -> list[str]:
         for offset, line in enumerate(text.split("\n")):
             if line.lstrip().startswith("|"):
                 continue  # table rows
-            body = re.sub(r"^\s*(\d+\.|[-*:])\s+", "", line)
+            # A list item's marker: a number, a letter, a bullet, a term's.
+            body = re.sub(r"^\s*(\d+\.|[a-z]\.|[-*:])\s+", "", line)
             if SENTENCE_BREAK.search(body):
                 problems.append(
                     f"{relative}:{first + offset}: more than one "
