@@ -377,6 +377,15 @@ PLANTED = {
         "a</button></body>",
         "axe serious color-contrast (light scheme): Short text must have",
     ),
+    "explorer-result-left-stale": (
+        "chapters/two.html",
+        "</main>",
+        '<form><label for="n">width</label><input id="n" type="number" '
+        'min="1" max="9" value="4" required></form><p>Squared: 16.</p>'
+        "</main>",
+        'clearing the field "width" changes nothing on the page: its '
+        "results still show those for 4",
+    ),
     "other-host": (
         "index.html",
         '<script src="site_libs/app.js" defer></script>',

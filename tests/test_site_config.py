@@ -221,11 +221,24 @@ def test_ojs_library_is_vendored_and_copied(relative):
     )
 
 
-def test_explorer_formulas_are_copied():
-    assert (ROOT / FORMULAS).is_file(), f"{FORMULAS} is missing"
-    assert copied(FORMULAS), (
-        f"{QUARTO}: project: resources does not copy {FORMULAS}"
-    )
+def explorer_modules() -> set[str]:
+    """The site's own modules that the explorers' {ojs} cells import."""
+    found = set()
+    for relative in EXPLORERS:
+        text = (ROOT / relative).read_text(encoding="utf-8")
+        for module in re.findall(r'from "\./([\w.-]+\.js)"', text):
+            found.add(f"chapters/{module}")
+    return found
+
+
+def test_explorer_modules_are_copied():
+    modules = explorer_modules()
+    assert FORMULAS in modules, f"no explorer imports {FORMULAS}"
+    for module in sorted(modules):
+        assert (ROOT / module).is_file(), f"{module} is missing"
+        assert copied(module), (
+            f"{QUARTO}: project: resources does not copy {module}"
+        )
 
 
 @pytest.mark.parametrize("relative", EXPLORERS)

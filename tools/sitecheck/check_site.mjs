@@ -13,8 +13,9 @@
 // every HTML page is opened in headless Chromium (CHROME_PATH, or the first
 // of chromium, chromium-browser, google-chrome, google-chrome-stable on
 // PATH). Each page must pass five checks, and log no JavaScript error
-// (an uncaught exception or a console error, such as a failed request)
-// and no warning of a preload it never used (a wasted download):
+// (an uncaught exception or a console error, such as a failed request),
+// no warning of a preload it never used (a wasted download), and show no
+// explorer's result for a number its reader has just cleared:
 //   links       every internal link, image, script and stylesheet resolves
 //               to a file of SITE, and every #anchor to an id on its page
 //               (cross-reference targets, notebook and PDF downloads);
@@ -34,7 +35,7 @@
 
 // Its parts are the modules beside this file, one concern each: options
 // (the command line), site (its files), server, chromium, visit (a page in
-// the browser), axe, layout, links, lighthouse and report.
+// the browser), axe, fields, layout, links, lighthouse and report.
 
 import fs from "node:fs";
 import { createRequire } from "node:module";

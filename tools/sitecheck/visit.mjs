@@ -1,7 +1,8 @@
 // Visiting a page in Chromium: what it requests and logs while it loads,
-// axe-core in each colour scheme, its links and ids.
+// axe-core in each colour scheme, its explorers' fields, its links and ids.
 
 import { axeProblem, axeViolations } from "./axe.mjs";
+import { staleFieldProblems } from "./fields.mjs";
 import { pageLinks } from "./links.mjs";
 
 // One browser tab for every page: requests to other hosts are recorded
@@ -42,6 +43,7 @@ export async function visit(tab, url, { axeSource, schemes }) {
   const errors = (tab.errors = []);
   const preloads = (tab.preloads = []);
   const result = { otherHosts, errors, preloads, axe: {}, status: 0 };
+  result.staleFields = [];
   let first = true;
   let loaded = 0;
   for (const scheme of schemes.length ? schemes : ["light"]) {
@@ -72,6 +74,10 @@ export async function visit(tab, url, { axeSource, schemes }) {
     });
     await page.waitForNetworkIdle({ idleTime: 500, timeout: 30000 });
     result.axe[scheme] = await axeViolations(page, axeSource);
+    // The explorers have loaded; once is enough for what they compute.
+    if (scheme === schemes[0]) {
+      result.staleFields = await staleFieldProblems(page);
+    }
   }
   Object.assign(result, await pageLinks(page));
   if (schemes.length < 2) await unusedPreloadsReported(page, loaded);
@@ -102,6 +108,7 @@ export function visitProblems(page, visited, hosts) {
       problems.push(`requests another host while loading: ${url}`);
     }
   }
+  problems.push(...visited.staleFields);
   for (const error of new Set(visited.errors)) {
     problems.push(`JavaScript error in the console: ${error}`);
   }
