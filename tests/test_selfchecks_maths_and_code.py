@@ -171,11 +171,42 @@ def test_complete_block_check_names_the_mistake(ns, printed):
         def attention(self, Z):
             return Solution.attention(self, Z * 8**0.5)
 
+    class SoftmaxOverQueries(Solution):
+        def attention(self, Z):
+            B, S, D = Z.shape
+            Q, K, V = (self.heads(f(Z)) for f in (self.q, self.k, self.v))
+            scores = Q @ K.transpose(-2, -1) / (D // self.config.heads) ** 0.5
+            scores = scores.masked_fill(ns["causal_mask"](S), float("-inf"))
+            joined = (scores.softmax(dim=-2) @ V).transpose(1, 2)
+            return self.out(joined.reshape(B, S, D))
+
+    class ReluFFN(Solution):
+        def forward(self, X):
+            H = X + self.attention(self.norm_attn(X))
+            N = self.norm_ffn(H)
+            return H + self.ffn[2](torch.relu(self.ffn[0](N)))
+
+    class ReluModule(Solution):
+        def __init__(self, config):
+            super().__init__(config)
+            self.ffn[1] = torch.nn.ReLU()
+
+    class AddsNormalisedInput(Solution):
+        def forward(self, X):
+            Z = self.norm_attn(X)
+            H = Z + self.attention(Z)  # should be X + ...
+            return H + self.ffn(self.norm_ffn(H))
+
+    attention = "and so does attention(LN1(X)); check the score scaling"
     cases = [
         (ns["PreNormBlock"], "uses nn.MultiheadAttention"),
         (ns["SolutionPostNormBlock"], "normalises after each residual sum"),
         (OneHead, "attends with one head"),
-        (Unscaled, "differs from nn.TransformerEncoderLayer"),
+        (Unscaled, attention),
+        (SoftmaxOverQueries, "the softmax's axis"),
+        (ReluFFN, "its FFN applies ReLU"),
+        (ReluModule, "its FFN applies ReLU"),
+        (AddsNormalisedInput, "so check how forward adds them"),
         (ns["MyBlock"], "no submodule norm_attn"),
     ]
     fails_each(printed, ns["check_complete_block"], cases)
@@ -265,11 +296,20 @@ def test_zero_branch_check_names_the_mistake(ns, printed):
             X = torch.randn(2, 5, block.config.width)
             return torch.equal(quiet(X), X)
 
+    def weights_only(block):
+        quiet = copy.deepcopy(block)
+        with torch.no_grad():
+            for layer in (quiet.attn.out_proj, quiet.ffn[2]):
+                layer.weight.zero_()  # the biases still add their values
+            X = torch.randn(2, 5, block.config.width)
+            return torch.allclose(quiet(X), X)
+
     def returns_tensor(block):
         return torch.tensor(1.0)
 
     cases = [
         (always_true, "accepted a block that adds the normalised input"),
+        (weights_only, "(weight and bias of attn.out_proj and of ffn[2])"),
         (shape_only, "check the output equals the input"),
         (attention_only_vs_input, "rejected a correct pre-norm block"),
         (zeroes_in_place, "changed the block it was given"),
@@ -348,9 +388,31 @@ def test_causal_check_names_the_mistake(ns, printed):
         before = outputs(block, X)[:, :-1]
         return torch.allclose(before, outputs(block, changed)[:, :-1])
 
+    def every_feature_everywhere(block):
+        # Passes on rounding errors alone: the leaks move earlier outputs
+        # by about 1e-6, and torch.equal sees that.
+        X = data(block)
+        for position in range(1, X.shape[1]):
+            changed = X.clone()
+            changed[:, position] += 100.0
+            before = outputs(block, X)[:, :position]
+            if not torch.equal(before, outputs(block, changed)[:, :position]):
+                return False
+        return True
+
+    def two_positions(block):
+        X = data(block)[:, :2]
+        changed = X.clone()
+        changed[:, 1, 0] += 100.0
+        first = outputs(block, X)[:, 0]
+        return torch.allclose(first, outputs(block, changed)[:, 0])
+
+    whole_tokens = "adds the same number to every feature of a position"
     cases = [
         (shape_only, "accepted a block with no mask"),
-        (every_feature, "accepted a block with no mask"),
+        (every_feature, whole_tokens),
+        (every_feature_everywhere, whole_tokens),
+        (two_positions, "at most 2 positions"),
         (wrong_width, "on a block of width 6"),
         (wrong_direction, "rejected a causal PreNormBlock"),
         (first_output_only, "one ahead"),
@@ -459,6 +521,8 @@ def test_gradient_check_names_the_mistake(ns, printed):
         (one_short, "returned 11 values for a stack of 12 blocks"),
         (with_nan, "not finite"),
         (wrong_width, "raised"),
+        (ns["gradient_norms_by_depth"], "stacked copies of X"),
+        (lambda *args: ns["gradient_norms_by_depth"](*args), "stacked"),
         (lambda blocks, X, R: 3.0, "returned a float"),
         ("norms", "expected a function"),
     ]
