@@ -108,13 +108,20 @@ def test_other_exception_is_named_with_its_message(ns, printed):
     assert "raised ZeroDivisionError: division by zero." in message
 
 
-def test_list_fails(ns, printed):
-    def as_list(sequence, W1, W2):
-        return ns["solution_gelu_ffn"](sequence, W1, W2).tolist()
+@pytest.mark.parametrize(
+    "convert, said",
+    [
+        (lambda output: output.tolist(), "returns a list"),
+        (lambda output: output.numpy(), "returns an ndarray, not a torch"),
+    ],
+)
+def test_other_types_fail(ns, printed, convert, said):
+    def converted(sequence, W1, W2):
+        return convert(ns["solution_gelu_ffn"](sequence, W1, W2))
 
-    passed, message = run_check(ns, printed, as_list)
+    passed, message = run_check(ns, printed, converted)
     assert passed is False
-    assert "returns a list" in message
+    assert said in message
 
 
 def test_result_instead_of_function_fails(ns, printed):

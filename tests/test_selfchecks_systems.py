@@ -355,6 +355,54 @@ def test_saved_view_sizes_fail(ns, printed):
     assert "128" not in message
 
 
+def test_saved_view_of_each_storage_once_fails(ns, printed):
+    # Keyed by storage, but sized by the first view seen: one row.
+    seen = set()
+
+    def first_view_bytes(storages, T):
+        key = T.untyped_storage().data_ptr()
+        if key not in seen:
+            seen.add(key)
+            storages.append(T.numel() * T.element_size())
+
+    passed, message = saved(ns, printed, hooked(first_view_bytes))
+    assert passed is False
+    assert "the rows' own sizes" in message
+    assert "untyped_storage().nbytes()" in message
+
+
+def test_saved_keyed_by_the_views_pointer_fails(ns, printed):
+    # Each row view starts at its own data_ptr(), so both are counted.
+    seen = set()
+
+    def by_view_pointer(storages, T):
+        if T.data_ptr() not in seen:
+            seen.add(T.data_ptr())
+            storages.append(T.untyped_storage().nbytes())
+
+    passed, message = saved(ns, printed, hooked(by_view_pointer))
+    assert passed is False
+    assert "keyed by untyped_storage().data_ptr()" in message
+
+
+def test_saved_under_no_grad_fails(ns, printed):
+    def no_grad(fn, *inputs):
+        storages = []
+
+        def pack(T):
+            storages.append(T.untyped_storage().nbytes())
+            return T
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T):
+            with torch.no_grad():
+                fn(*inputs)
+        return sum(storages)
+
+    passed, message = saved(ns, printed, no_grad)
+    assert passed is False
+    assert "not under torch.no_grad()" in message
+
+
 def test_saved_chapter_function_fails(ns, printed):
     passed, message = saved(ns, printed, ns["saved_bytes"])
     assert passed is False
