@@ -248,12 +248,13 @@ def test_the_search_index_is_rewritten(tmp_path):
     entry = {
         "objectID": "a",
         "title": r"On \mu",
-        "text": r"z \in \mathbb{R}^D",
+        "text": r"z \in \mathbb{R}^D" + "\n\nNoteDefinition: a term\nA Note.",
     }
     (tmp_path / "search.json").write_text(json.dumps([entry]), "utf-8")
     search_text.rewrite_index(tmp_path)
     rewritten = json.loads((tmp_path / "search.json").read_text("utf-8"))
-    assert rewritten == [{"objectID": "a", "title": "On μ", "text": "z ∈ ℝ^D"}]
+    text = "z ∈ ℝ^D\n\nDefinition: a term\nA Note."
+    assert rewritten == [{"objectID": "a", "title": "On μ", "text": text}]
 
 
 PAGE_WITH_TOC = """<div id="quarto-margin-sidebar" class="sidebar">

@@ -15,7 +15,9 @@ postrender.py applies these to every page after each render:
   (`?q=`). A click on a toggle before Bootstrap has loaded is replayed.
 - The fixed header's height is set on the body before the first paint;
   Quarto's script sets it once the page is parsed, which moved the whole
-  page down after it was drawn (a layout shift).
+  page down after it was drawn (a layout shift). It is also the page's
+  scroll padding, so that a link from another page (or a search result)
+  does not land its target under the header.
 - The two KaTeX fonts nearly every formula uses (the upright one and the
   italic of variables) are fetched with the stylesheets: a browser asks
   for a font only once it lays out text in it, and these arrived after
@@ -126,9 +128,14 @@ LOADER = """<script data-tb-lazy-scripts>
 """
 HEADER_END = "</header>\n"
 HEADER_OFFSET = """<script data-tb-header-offset>
-// The fixed header's height before the first paint (tools/site/lazy.py).
-document.body.style.paddingTop =
-  document.getElementById("quarto-header").clientHeight + "px";
+// The fixed header's height before the first paint (tools/site/lazy.py),
+// and below it, with a little air, where a link's target is scrolled to:
+// a link from another page lands before Quarto's scripts run.
+(() => {
+  const height = document.getElementById("quarto-header").clientHeight;
+  document.body.style.paddingTop = height + "px";
+  document.documentElement.style.scrollPaddingTop = height + 8 + "px";
+})();
 </script>
 """
 

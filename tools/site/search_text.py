@@ -5,7 +5,8 @@ box shows it so: "X \\in \\mathbb{R}^{B \\times S \\times D}". postrender.py
 rewrites the index's text with the commands the book uses turned into
 their symbols, "X ∈ ℝ^B × S × D"; a formula is still found by its
 letters. Only these commands are rewritten, so a backslash in printed
-code ("\\n") stays as it is.
+code ("\\n") stays as it is. A callout's kind, which the index glues to
+its title ("NoteDefinition: a term"), is dropped.
 
 Only the standard library: Quarto may run this with any Python 3.
 """
@@ -97,6 +98,17 @@ def _grouped(term: str) -> str:
     return f"({term})" if re.search(r"[\s+\-]", term.strip()) else term
 
 
+# A callout's kind, which Quarto's index glues to the callout's title:
+# "NoteDefinition: a term" reads "Definition: a term".
+CALLOUT_KIND = re.compile(
+    r"(^|\n)(?:Note|Tip|Warning|Important|Caution)(?=[A-Z])"
+)
+
+
+def without_callout_kinds(text: str) -> str:
+    return CALLOUT_KIND.sub(r"\1", text)
+
+
 def rewrite_index(site: Path) -> None:
     """The site's search.json, its text made readable (if it has one)."""
     path = site / "search.json"
@@ -107,7 +119,7 @@ def rewrite_index(site: Path) -> None:
     for entry in entries:
         for key in ("title", "section", "text"):
             if isinstance(entry.get(key), str):
-                text = readable(entry[key])
+                text = without_callout_kinds(readable(entry[key]))
                 changed = changed or text != entry[key]
                 entry[key] = text
     # As postrender.py writes only the pages it changed.
