@@ -386,6 +386,17 @@ PLANTED = {
         'clearing the field "width" changes nothing on the page: its '
         "results still show those for 4",
     ),
+    "link-lands-under-the-header": (
+        "chapters/one.html",
+        "</body>",
+        '<div id="quarto-header" style="position: fixed; top: 0; left: 0; '
+        'right: 0; height: 200px; background: #fff"></div>'
+        '<section id="sec-far" class="level2" style="margin-top: 3000px">'
+        "<p>Far.</p>"
+        '<p style="height: 3000px">Below.</p></section></body>',
+        "on a phone a link to #sec-far from another page lands it under the "
+        "fixed header (200 px of it hidden)",
+    ),
     "other-host": (
         "index.html",
         '<script src="site_libs/app.js" defer></script>',

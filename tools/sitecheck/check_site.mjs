@@ -24,6 +24,8 @@
 //   layout      nothing asks a reader to scroll sideways that need not: on
 //               a phone the page and its opened chapters' menu fit the
 //               screen; on a desktop every printed output fits its column;
+//               and on a phone a link from another page lands its target
+//               below the fixed header;
 //   hosts       loading the page requests nothing from another host;
 //   lighthouse  every page but 404.html scores at least the floors above
 //               (Lighthouse's default mobile profile, simulated throttling;
@@ -35,7 +37,7 @@
 
 // Its parts are the modules beside this file, one concern each: options
 // (the command line), site (its files), server, chromium, visit (a page in
-// the browser), axe, fields, layout, links, lighthouse and report.
+// the browser), axe, fields, layout, landing, links, lighthouse and report.
 
 import fs from "node:fs";
 import { createRequire } from "node:module";
@@ -43,6 +45,7 @@ import path from "node:path";
 
 import { findChromium, launchChromium } from "./chromium.mjs";
 import { lighthouseCheck } from "./lighthouse.mjs";
+import { landingProblems } from "./landing.mjs";
 import { layoutProblems } from "./layout.mjs";
 import { brokenLinks, idsOfPages } from "./links.mjs";
 import { parseArguments, usage } from "./options.mjs";
@@ -122,6 +125,9 @@ async function main() {
       if (run("layout")) {
         const url = `${origin}/${page}`;
         for (const text of await layoutProblems(browser, url)) {
+          problem(page, text);
+        }
+        for (const text of await landingProblems(browser, url)) {
           problem(page, text);
         }
       }
