@@ -15,7 +15,8 @@
 // PATH). Each page must pass five checks, and log no JavaScript error
 // (an uncaught exception or a console error, such as a failed request),
 // no warning of a preload it never used (a wasted download), and show no
-// explorer's result for a number its reader has just cleared:
+// explorer's result for a number its reader has just cleared (tried on
+// the page axe scrolls through, so `--skip axe` skips it too):
 //   links       every internal link, image, script and stylesheet resolves
 //               to a file of SITE, and every #anchor to an id on its page
 //               (cross-reference targets, notebook and PDF downloads);

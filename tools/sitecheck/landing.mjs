@@ -7,7 +7,8 @@
 // section, as such a link opens it, and the top of the section's heading
 // is compared with the header's bottom.
 
-const PHONE = { width: 412, height: 915, isMobile: true, hasTouch: true };
+import { PHONE } from "./layout.mjs";
+
 const SETTLE_MS = 500; // late layout: fonts, figures, the explorers
 
 // In the page: the id of its middle section, which has enough of the

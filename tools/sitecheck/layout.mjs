@@ -2,7 +2,12 @@
 // chapters' menu, wider than a phone's screen, and a printed output wider
 // than a desktop's column.
 
-const PHONE = { width: 412, height: 915, isMobile: true, hasTouch: true };
+export const PHONE = {
+  width: 412,
+  height: 915,
+  isMobile: true,
+  hasTouch: true,
+};
 const DESKTOP = { width: 1366, height: 900 };
 
 // A page's layout problems at both widths, in a tab of its own.

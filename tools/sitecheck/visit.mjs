@@ -42,8 +42,14 @@ export async function visit(tab, url, { axeSource, schemes }) {
   const otherHosts = (tab.otherHosts = []);
   const errors = (tab.errors = []);
   const preloads = (tab.preloads = []);
-  const result = { otherHosts, errors, preloads, axe: {}, status: 0 };
-  result.staleFields = [];
+  const result = {
+    otherHosts,
+    errors,
+    preloads,
+    axe: {},
+    staleFields: [],
+    status: 0,
+  };
   let first = true;
   let loaded = 0;
   for (const scheme of schemes.length ? schemes : ["light"]) {
@@ -74,7 +80,8 @@ export async function visit(tab, url, { axeSource, schemes }) {
     });
     await page.waitForNetworkIdle({ idleTime: 500, timeout: 30000 });
     result.axe[scheme] = await axeViolations(page, axeSource);
-    // The explorers have loaded; once is enough for what they compute.
+    // The explorers have loaded (only on a page scrolled through, so not
+    // with --skip axe); once is enough for what they compute.
     if (scheme === schemes[0]) {
       result.staleFields = await staleFieldProblems(page);
     }
