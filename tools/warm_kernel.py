@@ -63,6 +63,10 @@ PRELOADED = (
     "matplotlib",
     "matplotlib.figure",
     "matplotlib.backends.backend_agg",
+    # Imported by torch on first use of a dispatch mode or a padding mask
+    # (FlopCounterMode in systems, key_padding_mask in maths-and-code):
+    # about 800 modules, sympy among them, 1 to 1.3 s in that cell.
+    "torch._dynamo",
 )
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 # Set for each kernel by Quarto, Jupyter, pytest and the shell; by otter
