@@ -203,6 +203,18 @@ def test_pdf_is_typeset_as_a_book(rendered):
         head = re.search(rf"(^{number}\b|\b{number}$)", rows[0])
         shown = bool(head) + (len(rows) > 1 and rows[-1] == str(number))
         assert shown == 1, f"{PDF}: page {number} shows its number {shown}x"
+    # pdf-style.typ: an even page's header names a numbered chapter by its
+    # own number ("Chapter 4. References" headed the References' second
+    # page, an unnumbered chapter, as the Preface's pages are not).
+    titles = running_titles(copy)
+    for number, page in enumerate(pages, start=1):
+        if number % 2:
+            continue
+        head = re.match(rf"{number}\s{{2,}}(\S.*)$", page.strip(), re.M)
+        header = head[1] if head else None
+        assert header is None or header in titles, (
+            f"{PDF}: page {number}'s header reads {header!r}"
+        )
     lines = pdf_lines(pdf)
     # pdf-style.typ: a term ("Read it.") on a line of its own, above its
     # description, not overlapping its first line.
@@ -218,6 +230,23 @@ def test_pdf_is_typeset_as_a_book(rendered):
     assert lines[first + 1][0] - lines[first][0] > 10, (
         f"{PDF}: the references do not hang"
     )
+
+
+def running_titles(root) -> list[str]:
+    """What an even page's header says in each numbered chapter."""
+    book = bookfiles.quarto_config(root)["book"]
+    titles = []
+    for part, label in (("chapters", "Chapter {}."), ("appendices", "{}.")):
+        numbered = []
+        for entry in book.get(part, []):
+            text = (root / entry).read_text(encoding="utf-8")
+            heading = re.search(r"^# (.*?)\s*(\{.*\})?$", text, re.M)
+            if ".unnumbered" not in (heading[2] or ""):
+                numbered.append(heading[1])
+        for number, title in enumerate(numbered, start=1):
+            name = number if part == "chapters" else chr(ord("A") + number - 1)
+            titles.append(f"{label.format(name)} {title}")
+    return titles
 
 
 def pdf_lines(pdf) -> list[tuple[float, float, str]]:
