@@ -185,6 +185,9 @@ def test_pdf_is_typeset_as_a_book(rendered):
     assert "Figure 0." not in text, f"{PDF} numbers a figure in chapter 0"
     # tools/site/pdf-apostrophe.lua: "Xiong et al. (2020)’s claim".
     assert not re.findall(r"\)‘s\b", text), f"{PDF}: ‘s after a citation"
+    # pdf-apostrophe.lua: "query 3’s scores" (Typst made it a prime, 3′s).
+    primed = re.findall(r"\w*\d′s\b", text)
+    assert not primed, f"{PDF}: a prime for an apostrophe in {primed[:3]}"
     # Citeproc puts the list in the References chapter, before the
     # appendix, whose title then heads every page.
     # (The chapter's title, then its first entry.)
