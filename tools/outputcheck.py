@@ -23,6 +23,17 @@ import nbformat
 import qmd as qmd_module
 from bookfiles import REGENERATE, notebook_chapters, notebook_path, parsed_book
 
+# The tag of a cell whose output nbval does not compare (a wall-clock
+# timing): `#| tags: [nbval-ignore-output]` in the chapter, where a reader
+# of the website sees no tool's marker, and in the notebook's metadata,
+# where nbval reads it.
+IGNORE_OUTPUT = "nbval-ignore-output"
+
+
+def ignores_output(cell: nbformat.NotebookNode) -> bool:
+    """Whether nbval leaves this notebook cell's output uncompared."""
+    return IGNORE_OUTPUT in cell.get("metadata", {}).get("tags", [])
+
 
 def check_notebooks_in_sync(root: Path) -> list[str]:
     """Each notebook's cells are exactly what its `.qmd` converts to."""
@@ -280,7 +291,7 @@ def check_editions_agree(root: Path) -> list[str]:
             zip(student, public, strict=True)
         ):
             # Outputs nbval ignores (timings) differ from run to run.
-            volatile = "# NBVAL_IGNORE_OUTPUT" in mine.source
+            volatile = ignores_output(mine)
             if mine.source != theirs.source or (
                 not volatile and _outputs(mine) != _outputs(theirs)
             ):

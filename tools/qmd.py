@@ -367,6 +367,9 @@ def _cell(
     metadata = nbformat.NotebookNode()
     if folded:
         metadata.jupyter = nbformat.NotebookNode(source_hidden=True)
+    # The chunk's tags (a timing's `nbval-ignore-output`); most have none.
+    if cell_type == "code" and "#| tags:" in source:
+        metadata.tags = list(cell_options(source).get("tags") or [])
     cell = nbformat.NotebookNode(
         cell_type=cell_type, metadata=metadata, source=source
     )
@@ -381,15 +384,14 @@ def cell_options(source: str) -> dict:
     return Chunk(source.split("\n"), 0).options
 
 
-def cell_signature(
-    notebook: nbformat.NotebookNode,
-) -> list[tuple[str, str, bool]]:
-    """What the sync test compares: each cell's type, source and fold."""
+def cell_signature(notebook: nbformat.NotebookNode) -> list[tuple]:
+    """What the sync test compares: each cell's type, source, fold, tags."""
     return [
         (
             cell.cell_type,
             cell.source,
             bool(cell.metadata.get("jupyter", {}).get("source_hidden")),
+            cell.metadata.get("tags", []),
         )
         for cell in notebook.cells
     ]

@@ -35,6 +35,7 @@ import nbformat
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import figure_export  # noqa: E402
 import links  # noqa: E402
+import outputcheck  # noqa: E402
 import qmd as qmd_module  # noqa: E402
 from bookfiles import REGENERATE, ROOT, notebook_chapters  # noqa: E402
 from bookfiles import notebook_path as _notebook_path  # noqa: E402
@@ -138,7 +139,7 @@ def coalesce_streams(notebook) -> None:
 def keep_volatile_outputs(notebook, path: Path) -> None:
     """Keep the recorded output of an unchanged timing cell.
 
-    A cell marked `# NBVAL_IGNORE_OUTPUT` prints wall-clock times, which
+    A cell tagged `nbval-ignore-output` prints wall-clock times, which
     differ on every run. While its source is unchanged, the output recorded
     when it last changed stays, so regenerating gives byte-identical files
     and a diff shows only real changes.
@@ -151,7 +152,7 @@ def keep_volatile_outputs(notebook, path: Path) -> None:
         if cell.cell_type == "code"
     }
     for cell in notebook.cells:
-        volatile = "# NBVAL_IGNORE_OUTPUT" in cell.source
+        volatile = outputcheck.ignores_output(cell)
         if volatile and cell.source in recorded:
             cell.outputs = recorded[cell.source]
 
