@@ -218,6 +218,16 @@ def test_pdf_is_typeset_as_a_book(rendered):
         assert header is None or header in titles, (
             f"{PDF}: page {number}'s header reads {header!r}"
         )
+    # pdf-exercise.lua: no page ends with an exercise's kind line, its
+    # text on the next page (Exercise 2.2's "Compute · 15 min" did).
+    kind = re.compile(r"^(Compute|Implement|Measure|Explain) · ")
+    for number, page in enumerate(pages, start=1):
+        rows = [row.strip() for row in page.splitlines() if row.strip()]
+        if rows and rows[-1] == str(number):
+            rows.pop()
+        assert not (rows and kind.match(rows[-1])), (
+            f"{PDF}: page {number} ends with {rows[-1]!r}"
+        )
     lines = pdf_lines(pdf)
     # pdf-style.typ: a term ("Read it.") on a line of its own, above its
     # description, not overlapping its first line.
