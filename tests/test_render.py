@@ -218,6 +218,11 @@ def test_pdf_is_typeset_as_a_book(rendered):
         assert header is None or header in titles, (
             f"{PDF}: page {number}'s header reads {header!r}"
         )
+    # pdf-operators.lua: "GELU(x)", not "GELU (x)", for every operator the
+    # chapters write with \operatorname.
+    for name in operator_names(copy):
+        gap = re.search(rf"\b{name} \([\U0001D400-\U0001D7FF]", text)
+        assert not gap, f"{PDF}: a space in {gap[0]!r}"
     # pdf-exercise.lua: no page ends with an exercise's kind line, its
     # text on the next page (Exercise 2.2's "Compute · 15 min" did).
     kind = re.compile(r"^(Compute|Implement|Measure|Explain) · ")
@@ -243,6 +248,15 @@ def test_pdf_is_typeset_as_a_book(rendered):
     assert lines[first + 1][0] - lines[first][0] > 10, (
         f"{PDF}: the references do not hang"
     )
+
+
+def operator_names(root) -> set[str]:
+    """The names the chapters write as \\operatorname{NAME}."""
+    names = set()
+    for path in (root / "chapters").glob("*.qmd"):
+        text = path.read_text(encoding="utf-8")
+        names.update(re.findall(r"\\operatorname\{(\w+)\}", text))
+    return names
 
 
 def running_titles(root) -> list[str]:
