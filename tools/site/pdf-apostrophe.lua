@@ -23,11 +23,11 @@ local function after_digits(text)
   local parts = pandoc.Inlines({})
   local start = 1
   while true do
-    local found, stop, mark = nil, nil, nil
+    local found, stop = nil, nil
     for _, candidate in ipairs({ "'", APOSTROPHE }) do
       local at = text:find("%d" .. candidate, start)
       if at and (found == nil or at < found) then
-        found, stop, mark = at, at + #candidate, candidate
+        found, stop = at, at + #candidate
       end
     end
     if not found then
