@@ -364,7 +364,12 @@ def test_a_page_rendered_alone_is_finished(rendered, tmp_path):
     shutil.rmtree(alone / ".quarto" / "jupyter-cache", ignore_errors=True)
     page = alone / "_book" / "chapters" / "mechanics.html"
     page.unlink()
-    with mock.patch.dict(os.environ, {"QUARTO_PYTHON": sys.executable}):
+    # A lasting server (tools/warm_server.py), not kept for long after.
+    variables = {
+        "QUARTO_PYTHON": sys.executable,
+        "BOOK_WARM_KERNEL_IDLE": "30",
+    }
+    with mock.patch.dict(os.environ, variables):
         code, log = render_book.render_as_asked(
             QUARTO, ["chapters/mechanics.qmd", "--to", "html"], [], alone
         )

@@ -28,6 +28,7 @@ the exit code 1 (tools/render_log.py says which lines are warnings).
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -39,6 +40,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import render_log  # noqa: E402
+import warm_server  # noqa: E402
 from render_env import (  # noqa: E402
     jupyter_cache,
     render_environment,
@@ -204,22 +206,35 @@ def render_as_asked(
 ) -> tuple[int, str]:
     """One `quarto render ARGUMENTS`: (code, log).
 
-    On Linux its kernels come from a tools/warm_kernel.py server, started
-    now, so that it imports the book's libraries while Quarto starts up.
-    (Not for the whole book: there the PDF's render keeps the other core
-    busy. Not on macOS, where a forked process may not use the system's
-    libraries as numpy does, its BLAS among them.)
+    On Linux its kernels come from a tools/warm_kernel.py server: the one
+    an earlier render left (tools/warm_server.py), or else one started
+    now, which imports the book's libraries while Quarto starts up. (Not
+    on macOS, where a forked process may not use the system's libraries
+    as numpy does, its BLAS among them.)
     """
     command = [quarto, "render", *arguments, *profile_arguments(profiles)]
     root = root or ROOT
     if not sys.platform.startswith("linux"):
         return run(command, root, True, render_environment(root))
+    idle = warm_server.idle_seconds(os.environ)
+    if idle > 0:
+        environment = lasting_server(root, idle)
+        return run(command, root, True, environment)
     with tempfile.TemporaryDirectory(prefix="book-kernels-") as folder:
         socket = str(Path(folder) / "server")
         # The server imports under the environment its kernels will have.
         environment = render_environment(root, server=socket)
         with warm_kernel_server(socket, environment):
             return run(command, root, True, environment)
+
+
+def lasting_server(root: Path, idle: float) -> dict[str, str]:
+    """The environment of a render whose kernels come from a lasting
+    server (started if there is none)."""
+    socket = warm_server.socket_path(root, render_environment(root))
+    environment = render_environment(root, server=socket)
+    warm_server.ensure(socket, root, environment, idle)
+    return environment
 
 
 def main(argv: list[str]) -> int:
@@ -232,6 +247,11 @@ def main(argv: list[str]) -> int:
         code, log = render_as_asked(arguments.quarto, rest, profiles)
     else:
         code, log = render(arguments.quarto, profiles)
+        # Not for the whole book, whose PDF keeps the other core busy; but
+        # the page an author renders next finds a warm server.
+        idle = warm_server.idle_seconds(os.environ)
+        if code == 0 and idle > 0 and sys.platform.startswith("linux"):
+            lasting_server(ROOT, idle)
     if code != 0:
         print(log.splitlines()[-1] if log else "", file=sys.stderr)
         return code

@@ -19,6 +19,9 @@ runs it:
   - a prose edit: a line added to its text, then the same page again;
     its code is as it was when it last ran, so its outputs come from
     Jupyter's cache (`execute: cache`) and no kernel starts;
+- each render leaves its kernel server for the next (tools/warm_server.py),
+  so a code edit's kernel is forked from the one the render before left,
+  as when an author renders one page after another;
 - the whole book after those edits: `bash tools/render.sh`, which
   executes the edited chapters once per format.
 """

@@ -5,23 +5,29 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 python=${PYTHON:-python3}
-if ! command -v "$python" >/dev/null; then
-    echo "setup: $python not found; install Python 3.10 or newer." >&2
-    exit 2
-fi
-if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
-    echo "setup: needs Python 3.10 or newer ($python is older)." >&2
-    exit 2
-fi
+# Only to create .venv: once it exists, its own Python is the one used.
 if [ ! -x .venv/bin/python ]; then
+    if ! command -v "$python" >/dev/null; then
+        echo "setup: $python not found; install Python 3.10 or newer." >&2
+        exit 2
+    fi
+    if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))'
+    then
+        echo "setup: needs Python 3.10 or newer ($python is older)." >&2
+        exit 2
+    fi
     echo "setup: creating .venv with $("$python" --version)"
     "$python" -m venv .venv
 fi
 stamp=.venv/requirements.installed
 # Install when requirements.txt changed, or when a package it lists has gone
-# missing from .venv (tools/check_env.py names it).
-if ! cmp -s requirements.txt "$stamp" ||
-    ! .venv/bin/python tools/check_env.py --quiet; then
+# missing from .venv (tools/check_env.py names it). Removing or adding one
+# changes its folder's time: until then, no Python starts here (0.2 s).
+site=$(echo .venv/lib/python3*/site-packages)
+if ! cmp -s requirements.txt "$stamp" || {
+    ! [ "$stamp" -nt "$site" ] &&
+        ! { .venv/bin/python tools/check_env.py --quiet && touch "$stamp"; }
+}; then
     echo "setup: installing requirements.txt into .venv"
     .venv/bin/python -m pip install --quiet --disable-pip-version-check \
         -r requirements.txt

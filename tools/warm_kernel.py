@@ -1,15 +1,12 @@
 """Kernels that start with the book's libraries already imported.
 
-    python tools/warm_kernel.py serve SOCKET [MODULE ...]
+    python tools/warm_kernel.py serve SOCKET [--idle SECONDS DIR] [MODULE...]
 
-A chapter executed in a new kernel waits about 2 s before its first line
-runs: ipykernel starts (0.3 s), Quarto's setup cell imports matplotlib
-(0.5 s) and the chapter imports torch (1 to 1.8 s). When one page is
-rendered, one of the machine's two cores is idle for the 1.5 s Quarto
-spends starting up before it asks for a kernel. tools/render_book.py
-starts this server then, which does those imports (the modules default
-to PRELOADED) while Quarto starts, and the page's kernel is forked from
-it; the test suite forks its notebooks' kernels from one server too
+A chapter executed in a new kernel waits 3 to 6 s before its first line
+runs, while ipykernel starts and the kernel imports matplotlib and torch.
+This server imports them (PRELOADED by default) once and forks kernels
+from itself: tools/render_book.py's page renders (tools/warm_server.py
+keeps the server for the next one) and the test suite's notebooks
 (tests/suite_kernels.py). The kernel Jupyter launches is
 tools/warm_launcher.py (the kernelspec tools/render_env.py writes): it
 asks the server for a kernel and stands in for it.
@@ -42,6 +39,7 @@ import selectors
 import signal
 import socket
 import sys
+import time
 
 # The protocol between server and launcher; SOCKET_VARIABLE for others too.
 from warm_launcher import (  # noqa: F401
@@ -69,21 +67,15 @@ PRELOADED = (
     "torch._dynamo",
 )
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+WATCH = 1  # seconds between a lasting server's looks at its folder
 # Set for each kernel by Quarto, Jupyter, pytest and the shell; by otter
 # (its conda folder first on PATH), IPython's test plugin (the terminal's
 # size) and torch (once it has compiled) in the test suite's processes.
 # None of PRELOADED reads them when it is imported.
 VARYING_PREFIXES = ("QUARTO_", "DENO_", "JPY_", "PYTEST_")
 VARYING = {
-    "PYDEVD_DISABLE_FILE_VALIDATION",
-    "PWD",
-    "OLDPWD",
-    "SHLVL",
-    "_",
-    "PATH",
-    "COLUMNS",
-    "LINES",
-    "TORCHINDUCTOR_CACHE_DIR",
+    *"PYDEVD_DISABLE_FILE_VALIDATION PWD OLDPWD SHLVL _ PATH".split(),
+    *"COLUMNS LINES TORCHINDUCTOR_CACHE_DIR".split(),
 }
 
 
@@ -210,6 +202,7 @@ class Server:
         self.listener.bind(staging)
         self.listener.listen(8)
         os.rename(staging, path)
+        self.path, self.inode = path, os.stat(path).st_ino
         self.selector = selectors.DefaultSelector()
         self.kernels: dict[int, socket.socket | None] = {}
         # As ipykernel sets it before a kernel's code can load matplotlib.
@@ -258,8 +251,13 @@ class Server:
         said = [str(message) for message in warned] + said.splitlines()
         self.noise = said[0][:100] if said else ""
 
-    def serve(self) -> None:
-        """Fork kernels until standard input closes (its parent ended)."""
+    def serve(self, idle: float = 0, watched: str = "") -> None:
+        """Fork kernels until standard input closes (its parent ended).
+
+        With idle (seconds), until no kernel has run for that long, the
+        folder watched is gone, or another server took the socket; its
+        standard input then plays no part (tools/warm_server.py).
+        """
         self.wakeup, self.woken = socket.socketpair()
         self.wakeup.setblocking(False)
         self.woken.setblocking(False)
@@ -268,10 +266,15 @@ class Server:
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         self.selector.register(self.listener, selectors.EVENT_READ, "new")
         self.selector.register(self.woken, selectors.EVENT_READ, "child")
-        self.selector.register(sys.stdin, selectors.EVENT_READ, "parent")
+        if not idle:
+            self.selector.register(sys.stdin, selectors.EVENT_READ, "parent")
+        last_used = time.monotonic()
         try:
-            while True:
-                for key, _ in self.selector.select():
+            while idle <= 0 or not self.done(last_used, idle, watched):
+                events = self.selector.select(
+                    min(WATCH, idle) if idle else None
+                )
+                for key, _ in events:
                     if key.data == "parent" and not os.read(0, 4096):
                         return
                     if key.data == "new":
@@ -281,9 +284,20 @@ class Server:
                         self.reap()
                     elif isinstance(key.data, int):
                         self.launcher_gone(key.data)
+                if events or self.kernels:  # a look (alive()) counts
+                    last_used = time.monotonic()
         finally:
             for pid in self.kernels:
                 kill(pid)
+
+    def done(self, last_used: float, idle: float, watched: str) -> bool:
+        """Whether a lasting server is no longer wanted."""
+        with contextlib.suppress(OSError):
+            if os.stat(self.path).st_ino == self.inode and os.path.isdir(
+                watched or "/"
+            ):
+                return not self.kernels and time.monotonic() - last_used > idle
+        return True
 
     def fork(self, connection: socket.socket) -> None:
         message, streams = receive(connection)
@@ -354,7 +368,9 @@ class Server:
             kill(pid)
 
 
-def serve(path: str, modules: list[str]) -> None:
+def serve(
+    path: str, modules: list[str], idle: float = 0, watched: str = ""
+) -> None:
     """Import modules, then fork kernels (SIGTERM ends it with code 0)."""
 
     def body() -> None:
@@ -362,7 +378,7 @@ def serve(path: str, modules: list[str]) -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         server = Server(path)
         server.load(modules)
-        server.serve()
+        server.serve(idle, watched)
 
     exit_without_teardown(body)
 
@@ -371,7 +387,11 @@ def main(arguments: list[str]) -> int:
     if arguments[:1] != ["serve"] or len(arguments) < 2:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    serve(arguments[1], arguments[2:] or list(PRELOADED))
+    path, rest = arguments[1], arguments[2:]
+    idle, watched = 0.0, ""
+    if rest[:1] == ["--idle"] and len(rest) > 2:
+        idle, watched, rest = float(rest[1]), rest[2], rest[3:]
+    serve(path, rest or list(PRELOADED), idle, watched)
     return 0
 
 
