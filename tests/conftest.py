@@ -38,6 +38,10 @@ collect_ignore = ["sitecheck_fixture"]
 # in the order used when the notebooks were generated.
 os.environ["OMP_NUM_THREADS"] = "1"
 os.environ["MKL_NUM_THREADS"] = "1"
+# The renders tests make end their kernel servers with them: a server left
+# for the next render (tools/warm_server.py) would outlive the test, torch
+# imported. The tests of such servers ask for them.
+os.environ["BOOK_WARM_KERNEL_IDLE"] = "0"
 
 
 def pytest_configure(config):

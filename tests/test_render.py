@@ -30,6 +30,9 @@ import render_book
 import render_log
 from conftest import ROOT, copy_book, quarto, require_site_check
 
+sys.path.insert(0, str(ROOT / "tools" / "site"))
+import highlight  # noqa: E402
+
 QUARTO = quarto()
 needs_quarto = pytest.mark.skipif(
     QUARTO is None,
@@ -327,6 +330,10 @@ def test_site_loads_only_what_a_page_needs(rendered):
 def assert_finished(text, name):
     """A page the post-render step finished (tools/site/postrender.py)."""
     assert not re.search(r'<span id="cb\d+-\d+">', text), name
+    # Code coloured after Pandoc (tools/site/highlight.py), every block.
+    assert not highlight.PLAIN_BLOCK.search(text), name
+    if "sourceCode python" in text:
+        assert '<span class="kw">' in text, name
     # Every code block has the size it takes while it is skipped.
     for block in re.findall(r'<div class="sourceCode\b[^>]*>', text):
         assert "--tb-lines:" in block, (name, block)

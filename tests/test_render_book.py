@@ -43,6 +43,7 @@ for _ in range(500 if server else 0):  # as tools/warm_launcher.py waits
     "kernelspecs": os.environ.get("JUPYTER_PATH"),
     "sass": os.environ.get("QUARTO_DART_SASS"),
     "v8": os.environ.get("QUARTO_DENO_V8_OPTIONS"),
+    "arguments": sys.argv[1:],
 }}))
 cache = Path(os.environ.get("JUPYTERCACHE", ".jupyter_cache"))
 cache.mkdir(parents=True, exist_ok=True)
@@ -196,6 +197,53 @@ def test_a_pages_kernels_come_from_a_warm_server(book):
     spec = Path(used["kernelspecs"]) / "kernels" / "python3" / "kernel.json"
     command = json.loads(spec.read_text())["argv"]
     assert command[1].endswith("tools/warm_launcher.py")
+
+
+def test_a_page_forks_from_the_server_the_last_render_left(book, monkeypatch):
+    """With BOOK_WARM_KERNEL_IDLE, the server outlasts the render."""
+    root, quarto = book
+    monkeypatch.setenv("BOOK_WARM_KERNEL_IDLE", "60")
+    monkeypatch.setattr(render_book, "ROOT", root)
+    asked = []
+
+    def ensure(path, book_root, environment, idle):
+        asked.append((path, book_root, idle))
+        Path(path).touch()  # as if it listened there
+
+    monkeypatch.setattr(render_book.warm_server, "ensure", ensure)
+    # The whole book leaves one for the page rendered next...
+    assert render_book.main([quarto]) == 0
+    ((path, book_root, idle),) = asked
+    assert (book_root, idle) == (root, 60)
+    # ...whose kernels are sent to it.
+    arguments = ["chapters/a.qmd", "--to", "html"]
+    assert render_book.render_as_asked(quarto, arguments, [], root)[0] == 0
+    assert len(asked) == 2 and asked[1][0] == path
+    assert settings(root)["server"]
+    Path(path).unlink()
+
+
+def test_without_idle_time_no_server_outlasts_its_render(book, monkeypatch):
+    root, quarto = book
+    monkeypatch.setattr(render_book, "ROOT", root)
+    monkeypatch.setattr(render_book.warm_server, "ensure", None)  # unused
+    assert render_book.main([quarto]) == 0
+
+
+def test_only_the_website_is_written_with_code_left_plain(book):
+    root, quarto = book
+    assert render_book.render(quarto, [], root=root, echo=False)[0] == 0
+    assert render_book.PLAIN_CODE[0] in settings(root)["arguments"]
+    assert (
+        render_book.PLAIN_CODE[0] not in settings(root, "typst")["arguments"]
+    )
+    arguments = ["chapters/a.qmd", "--to", "html"]
+    assert render_book.render_as_asked(quarto, arguments, [], root)[0] == 0
+    assert render_book.PLAIN_CODE[0] in settings(root)["arguments"]
+    assert render_book.website_only(["a.qmd", "-t", "html"])
+    assert render_book.website_only(["--to=html"])
+    assert not render_book.website_only(["a.qmd", "--to", "typst"])
+    assert not render_book.website_only(["a.qmd"])  # both formats
 
 
 def test_elsewhere_than_linux_a_pages_kernels_start_as_usual(

@@ -64,6 +64,22 @@ NOT_COPIED = {
 }
 
 
+# The website's code is coloured after the render (tools/site/highlight.py
+# says why); given to Quarto, not set in _quarto.yml, which would drop the
+# themes' code colours too.
+PLAIN_CODE = ["--syntax-highlighting=none"]
+
+
+def website_only(arguments: list[str]) -> bool:
+    """Whether Quarto's arguments ask for the website's format alone."""
+    for index, argument in enumerate(arguments):
+        if argument in ("--to", "-t") and index + 1 < len(arguments):
+            return arguments[index + 1] == "html"
+        if argument.startswith("--to="):
+            return argument == "--to=html"
+    return False
+
+
 def output_dir(root: Path, profiles: list[str]) -> str:
     """The output folder the profiles give (`project: output-dir`)."""
     folder = "_book"
@@ -184,7 +200,7 @@ def render_side_by_side(
 
         worker = threading.Thread(target=pdf)
         worker.start()
-        command = [quarto, "render", "--to", "html", *profile]
+        command = [quarto, "render", "--to", "html", *PLAIN_CODE, *profile]
         results["website"] = run(command, root, echo, website)
         worker.join()
         heading = "render: the PDF, made beside the website in a copy:\n"
@@ -212,7 +228,9 @@ def render_as_asked(
     on macOS, where a forked process may not use the system's libraries
     as numpy does, its BLAS among them.)
     """
-    command = [quarto, "render", *arguments, *profile_arguments(profiles)]
+    plain = PLAIN_CODE if website_only(arguments) else []
+    command = [quarto, "render", *arguments, *plain]
+    command += profile_arguments(profiles)
     root = root or ROOT
     if not sys.platform.startswith("linux"):
         return run(command, root, True, render_environment(root))

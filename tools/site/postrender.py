@@ -41,6 +41,7 @@ Its siblings do the rest, each described in its docstring:
 - lazy.py: search, hover previews and Bootstrap's script load when first
   wanted, and the fixed header's height is set before the first paint
   (no layout shift).
+- highlight.py: code is coloured here (with Pygments), not by Pandoc.
 - dom.py: AnchorJS's heading links and one wrapper per code block (not
   one per line) are written here, so the page is laid out fewer times;
   each code block carries its line counts, the height it takes while the
@@ -51,7 +52,8 @@ Its siblings do the rest, each described in its docstring:
   dropped from both themes' stylesheets (about 500 KB to 140 KB each).
 - search_text.py: the search index's formulas read as symbols, not TeX.
 
-Only the standard library: Quarto may run this with any Python 3.
+Only the standard library, and Pygments where it is (Quarto may run this
+with any Python 3; without it, code keeps its own colour).
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 import dom  # noqa: E402
+import highlight  # noqa: E402
 import icons  # noqa: E402
 import lazy  # noqa: E402
 import phone_contents  # noqa: E402
@@ -343,6 +346,7 @@ def sized_lazy_images(page: str, folder: Path) -> str:
 
 
 def finish(page: str, anchor_font: str | None = None) -> str:
+    page = highlight.highlighted_code(page)
     page = CODE_LINE_ANCHOR.sub("", PAGINATION_LABEL.sub(r"\1", page))
     page = dom.single_code_wrappers(focusable_tables(page))
     page = focusable_code(page)
