@@ -391,7 +391,22 @@ def test_a_page_rendered_alone_is_finished(rendered, tmp_path):
     assert drawn, "no figures"
     for figure in drawn:
         same = copy / figures / figure.name
-        assert figure.read_bytes() == same.read_bytes(), figure.name
+        assert the_same_picture(figure, same), figure.name
+
+
+def the_same_picture(first: Path, second: Path) -> bool:
+    """Whether two PNG figures show the same: the same size, and at most
+    one pixel in a thousand different. A curve computed on another CPU
+    (whose vector instructions round a last bit differently from the one
+    that made _freeze/) moves a few anti-aliased pixels, no more."""
+    from PIL import Image, ImageChops
+
+    one, other = (Image.open(path).convert("RGB") for path in (first, second))
+    if one.size != other.size:
+        return False
+    difference = ImageChops.difference(one, other).convert("L")
+    different = sum(1 for value in difference.getdata() if value)
+    return different <= one.size[0] * one.size[1] // 1000
 
 
 @needs_quarto
