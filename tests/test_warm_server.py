@@ -72,6 +72,8 @@ def test_how_long_a_server_waits():
     assert warm_server.idle_seconds({}) == warm_server.IDLE
     assert warm_server.idle_seconds({warm_server.IDLE_VARIABLE: "5"}) == 5
     assert warm_server.idle_seconds({"CI": "true"}) == 0
+    told = {"CI": "true", warm_server.IDLE_VARIABLE: "5"}
+    assert warm_server.idle_seconds(told) == 5
 
 
 def test_the_next_render_forks_its_kernel_from_the_server_left(tmp_path):

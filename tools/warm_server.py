@@ -15,8 +15,9 @@ under the same environment and libraries forks from it at once.
   else different finds no server there and starts its own.
 - It ends once no kernel has run for IDLE seconds (BOOK_WARM_KERNEL_IDLE
   sets another time), when the book's folder is gone (a test's copy), or
-  when a server started later took its socket. With 0, or under CI, each
-  render has a server of its own that ends with it (render_book.py).
+  when a server started later took its socket. With 0, or under CI
+  (unless BOOK_WARM_KERNEL_IDLE says otherwise), each render has a server
+  of its own that ends with it (render_book.py).
 - Its output goes to `.quarto/warm-kernels.log`, not the render's: a
   program reading the render's output to its end never waits for it.
 
@@ -47,9 +48,9 @@ SCRIPTS = ("warm_kernel.py", "warm_launcher.py")
 
 def idle_seconds(environment: dict[str, str]) -> float:
     """How long a server waits for the next render; 0: it does not."""
-    if environment.get("CI"):
-        return 0
-    return float(environment.get(IDLE_VARIABLE, IDLE))
+    if IDLE_VARIABLE in environment:
+        return float(environment[IDLE_VARIABLE])
+    return 0 if environment.get("CI") else IDLE
 
 
 def digest(root: Path, environment: dict[str, str]) -> str:
