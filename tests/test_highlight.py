@@ -59,11 +59,13 @@ def test_tokens_carry_pandocs_classes():
     assert '<span class="fl">1.5</span>' in line
     assert '<span class="dv">2</span>' in line
     assert '<span class="co"># note</span>' in line
+    # An attribute's dot is plain, as Pandoc leaves it.
+    assert highlight.coloured_lines("x.shape", "python") == ["x.shape"]
     code = '"""Doc."""\nimport os as o\nwith a as b: pass'
     assert highlight.coloured_lines(code, "python") == [
         '<span class="co">"""Doc."""</span>',
         '<span class="im">import</span> os <span class="im">as</span> o',
-        '<span class="cf">with</span> a <span class="kw">as</span> b: '
+        '<span class="cf">with</span> a <span class="im">as</span> b: '
         '<span class="cf">pass</span>',
     ]
 

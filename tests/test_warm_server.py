@@ -76,7 +76,9 @@ def test_how_long_a_server_waits():
     assert warm_server.idle_seconds(told) == 5
 
 
-def test_the_next_render_forks_its_kernel_from_the_server_left(tmp_path):
+def test_the_next_render_forks_its_kernel_from_the_server_left(
+    tmp_path, monkeypatch
+):
     book = tmp_path / "book"
     book.mkdir()
     path = warm_server.socket_path(book, dict(os.environ))
@@ -100,6 +102,8 @@ def test_the_next_render_forks_its_kernel_from_the_server_left(tmp_path):
     assert until(lambda: warm_server.alive(path)), "the server is gone"
     # The next render finds it, and its kernel comes from it.
     assert warm_server.ensure(path, book, environment, 60) is None
+    # The render's kernelspec, whatever the suite's own (suite_kernels).
+    monkeypatch.setenv("JUPYTER_PATH", environment["JUPYTER_PATH"])
     manager = KernelManager(kernel_name="python3")
     manager.start_kernel(cwd=str(book), env=environment)
     client = manager.client()
@@ -115,17 +119,23 @@ def test_the_next_render_forks_its_kernel_from_the_server_left(tmp_path):
         launched = manager.provisioner.process.pid
         assert f"{launched}\n" not in printed, "an ordinary kernel"
         assert any(text and text.strip().isdigit() for text in printed)
+        # A server that loses its socket (to a later server) keeps its
+        # running kernels: it ends only once they have.
+        Path(path).unlink()
+        time.sleep(1.5)  # more than warm_kernel.WATCH
+        reply = client.execute_interactive("1 + 1", timeout=10)
+        assert reply["content"]["status"] == "ok", "the kernel was killed"
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
-    shutil.rmtree(book)  # and so the server ends
+    shutil.rmtree(book)  # and so the server ends, its kernel gone
 
 
 def test_a_server_ends_once_unused(tmp_path):
-    _, path, server = lasting(tmp_path, idle=0.5)
+    _, path, server = lasting(tmp_path, idle=1.5)
     # A look keeps it (a render looks before it starts Quarto).
     for _ in range(4):
-        time.sleep(0.3)
+        time.sleep(0.5)
         assert warm_server.alive(path)
     assert server.poll() is None
     assert until(lambda: server.poll() is not None, 5), "still running"

@@ -235,8 +235,8 @@ def render_as_asked(
     if not sys.platform.startswith("linux"):
         return run(command, root, True, render_environment(root))
     idle = warm_server.idle_seconds(os.environ)
-    if idle > 0:
-        environment = lasting_server(root, idle)
+    environment = lasting_server(root, idle) if idle > 0 else None
+    if environment:
         return run(command, root, True, environment)
     with tempfile.TemporaryDirectory(prefix="book-kernels-") as folder:
         socket = str(Path(folder) / "server")
@@ -246,10 +246,12 @@ def render_as_asked(
             return run(command, root, True, environment)
 
 
-def lasting_server(root: Path, idle: float) -> dict[str, str]:
+def lasting_server(root: Path, idle: float) -> dict[str, str] | None:
     """The environment of a render whose kernels come from a lasting
-    server (started if there is none)."""
+    server (started if there is none); None if it cannot have one."""
     socket = warm_server.socket_path(root, render_environment(root))
+    if socket is None:
+        return None
     environment = render_environment(root, server=socket)
     warm_server.ensure(socket, root, environment, idle)
     return environment

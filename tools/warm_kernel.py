@@ -2,14 +2,12 @@
 
     python tools/warm_kernel.py serve SOCKET [--idle SECONDS DIR] [MODULE...]
 
-A chapter executed in a new kernel waits 3 to 6 s before its first line
-runs, while ipykernel starts and the kernel imports matplotlib and torch.
-This server imports them (PRELOADED by default) once and forks kernels
-from itself: tools/render_book.py's page renders (tools/warm_server.py
-keeps the server for the next one) and the test suite's notebooks
-(tests/suite_kernels.py). The kernel Jupyter launches is
-tools/warm_launcher.py (the kernelspec tools/render_env.py writes): it
-asks the server for a kernel and stands in for it.
+A new kernel waits 3 to 6 s before its first line runs, while it imports
+matplotlib and torch. This server imports them (PRELOADED by default) once
+and forks kernels for tools/render_book.py's page renders (kept for the
+next by tools/warm_server.py) and the suite (tests/suite_kernels.py).
+Jupyter launches tools/warm_launcher.py (the kernelspec
+tools/render_env.py writes), which asks the server for a kernel.
 
 A forked kernel is still a fresh one: a new process that has run no code
 of any chapter. The libraries are loaded (in sys.modules) but not in the
@@ -75,7 +73,7 @@ WATCH = 1  # seconds between a lasting server's looks at its folder
 VARYING_PREFIXES = ("QUARTO_", "DENO_", "JPY_", "PYTEST_")
 VARYING = {
     *"PYDEVD_DISABLE_FILE_VALIDATION PWD OLDPWD SHLVL _ PATH".split(),
-    *"COLUMNS LINES TORCHINDUCTOR_CACHE_DIR".split(),
+    *"COLUMNS LINES TORCHINDUCTOR_CACHE_DIR BOOK_WARM_KERNEL_IDLE".split(),
 }
 
 
@@ -123,12 +121,7 @@ def refusal(
 
 
 def threads() -> int:
-    try:
-        return len(os.listdir("/proc/self/task"))
-    except OSError:
-        import threading
-
-        return threading.active_count()
+    return len(os.listdir("/proc/self/task"))  # servers run on Linux only
 
 
 def become_kernel(request: dict, streams: list[int]) -> None:
@@ -169,12 +162,9 @@ def become_kernel(request: dict, streams: list[int]) -> None:
 
 
 def exit_without_teardown(body) -> None:
-    """Run body, then end the process with its exit code at once.
-
-    Taking an interpreter with torch loaded apart takes about 0.6 s, which
-    a render would wait for; and a forked kernel must never return into
-    the server's code.
-    """
+    """Run body, then end the process with its exit code at once: taking
+    apart an interpreter with torch takes 0.6 s, which a render would wait
+    for, and a forked kernel must never return into the server's code."""
     code = 0
     try:
         body()
@@ -291,13 +281,15 @@ class Server:
                 kill(pid)
 
     def done(self, last_used: float, idle: float, watched: str) -> bool:
-        """Whether a lasting server is no longer wanted."""
-        with contextlib.suppress(OSError):
-            if os.stat(self.path).st_ino == self.inode and os.path.isdir(
-                watched or "/"
-            ):
-                return not self.kernels and time.monotonic() - last_used > idle
-        return True
+        """Whether a lasting server is no longer wanted (once its kernels
+        have ended: they are never cut short)."""
+        try:
+            lost = os.stat(self.path).st_ino != self.inode
+        except OSError:
+            lost = True
+        lost = lost or not os.path.isdir(watched or "/")
+        unused = time.monotonic() - last_used > idle
+        return not self.kernels and (lost or unused)
 
     def fork(self, connection: socket.socket) -> None:
         message, streams = receive(connection)
@@ -315,9 +307,13 @@ class Server:
             return
         pid = os.fork()
         if pid == 0:
-            self.leave()
-            connection.close()
-            become_kernel(message, streams)
+
+            def child() -> None:
+                self.leave()
+                connection.close()
+                become_kernel(message, streams)
+
+            exit_without_teardown(child)  # never back into the server's loop
         for stream in streams:
             os.close(stream)
         try:
@@ -338,6 +334,7 @@ class Server:
         for connection in self.kernels.values():
             if connection is not None:
                 connection.close()
+        self.kernels = {}  # the server's kernels are not this one's
 
     def reap(self) -> None:
         """Tell each ended kernel's launcher its exit code."""
@@ -360,7 +357,9 @@ class Server:
 
     def launcher_gone(self, pid: int) -> None:
         """A launcher that ends takes its kernel with it."""
-        connection = self.kernels[pid]
+        connection = self.kernels.get(pid)
+        if connection is None:  # reaped in the same round of events
+            return
         if not connection.recv(4096):
             self.selector.unregister(connection)
             connection.close()

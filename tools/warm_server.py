@@ -60,13 +60,15 @@ def digest(root: Path, environment: dict[str, str]) -> str:
         for name, value in environment.items()
         if name not in warm_kernel.VARYING
         and not name.startswith(warm_kernel.VARYING_PREFIXES)
-        and name not in (warm_kernel.SOCKET_VARIABLE, IDLE_VARIABLE)
+        and name != warm_kernel.SOCKET_VARIABLE
     }
-    # A library installed or removed changes its folder's time.
+    # A library installed or removed changes its folder's time (Python's
+    # own folders only: not the current one, which a render writes to).
     libraries = {
         folder: os.stat(folder).st_mtime_ns
         for folder in sys.path
-        if os.path.isdir(folder) and Path(folder).resolve() != TOOLS
+        if os.path.isdir(folder)
+        and folder.startswith((sys.prefix, sys.base_prefix))
     }
     scripts = [(TOOLS / name).read_text("utf-8") for name in SCRIPTS]
     described = [
@@ -81,14 +83,22 @@ def digest(root: Path, environment: dict[str, str]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
-def socket_path(root: Path, environment: dict[str, str]) -> str:
+def socket_path(root: Path, environment: dict[str, str]) -> str | None:
     """Where the server for this book and environment listens.
 
     In a folder of this user's own: a socket path must be short (about
-    100 bytes), which a book's own folder may not allow.
+    100 bytes), which a book's own folder may not allow. None if that
+    folder is another user's, or others may write in it.
     """
     folder = Path(tempfile.gettempdir()) / f"book-kernels-{os.getuid()}"
     folder.mkdir(mode=0o700, exist_ok=True)
+    held = folder.lstat()
+    if (
+        held.st_uid != os.getuid()
+        or held.st_mode & 0o077
+        or folder.is_symlink()
+    ):
+        return None
     return str(folder / digest(root, environment))
 
 

@@ -146,15 +146,12 @@ def coloured_lines(code: str, language: str) -> list[str]:
     # Runs of one class, one element each (a string is several tokens;
     # an element less is less for the browser to lay out).
     runs: list[list[str]] = []
-    importing = False  # `as` in an import is Pandoc's `im` too
     for kind, text in lexer.get_tokens(code):
         name = token_class(kind, text)
-        if name == "im":
-            importing = True
-        elif "\n" in text:
-            importing = False
-        elif name == "kw" and text == "as" and importing:
-            name = "im"
+        if text == "as" or (name == "op" and text in (".", "...")):
+            # `as` is Pandoc's `im` wherever it is; an attribute's dot
+            # is not an operator to Pandoc.
+            name = "im" if text == "as" else ""
         if runs and runs[-1][0] == name:
             runs[-1][1] += text
         else:
