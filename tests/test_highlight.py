@@ -61,6 +61,10 @@ def test_tokens_carry_pandocs_classes():
     assert '<span class="co"># note</span>' in line
     # An attribute's dot is plain, as Pandoc leaves it.
     assert highlight.coloured_lines("x.shape", "python") == ["x.shape"]
+    # A string is a string, whatever its words.
+    assert highlight.coloured_lines('f("as")', "python") == [
+        'f(<span class="st">"as"</span>)'
+    ]
     code = '"""Doc."""\nimport os as o\nwith a as b: pass'
     assert highlight.coloured_lines(code, "python") == [
         '<span class="co">"""Doc."""</span>',

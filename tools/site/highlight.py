@@ -71,54 +71,49 @@ CONTROL_FLOW = {
 }
 
 
+# Pygments' kinds of token and Pandoc's class for each: the first row that
+# holds wins, so a kind comes before the kind it is a part of.
+KIND_CLASSES = (
+    ("String.Doc Comment", "co"),
+    ("Keyword.Namespace", "im"),
+    ("Keyword.Constant Name.Builtin.Pseudo Name.Variable.Magic", "va"),
+    ("Keyword", "keyword"),  # its text decides (token_class)
+    ("Operator.Word", "kw"),
+    ("Name.Exception", "pp"),
+    ("Name.Builtin", "bu"),
+    ("Name.Function.Magic", "fu"),
+    ("Name.Decorator", "at"),
+    ("Number.Float", "fl"),
+    ("Number.Hex Number.Bin Number.Oct", "bn"),
+    ("Number", "dv"),
+    ("String.Escape", "ch"),
+    ("String.Interpol", "sc"),
+    ("String", "st"),
+    ("Operator", "op"),
+)
+
+
 def token_class(kind, text: str) -> str:
     """Pandoc's class for a Pygments token ("" for none)."""
     name = kind_class(kind)
     if name == "keyword":
-        return "cf" if text in CONTROL_FLOW else "kw"
+        # `as` is Pandoc's `im`, in an import, a `with` or an `except`.
+        return "im" if text == "as" else "cf" if text in CONTROL_FLOW else "kw"
+    if name == "op" and text in (".", "..."):
+        return ""  # an attribute's dot is no operator to Pandoc
     return name
 
 
 @functools.cache
 def kind_class(kind) -> str:
-    """Pandoc's class for a kind of token; "keyword" when its text decides."""
-    from pygments import token as t
+    """Pandoc's class for a kind of token (punctuation has none)."""
+    from pygments import token
 
-    if kind in t.String.Doc or kind in t.Comment:
-        return "co"
-    if kind in t.Keyword.Namespace:
-        return "im"
-    if kind in t.Keyword.Constant or kind in t.Name.Builtin.Pseudo:
-        return "va"
-    if kind in t.Keyword:
-        return "keyword"
-    if kind in t.Operator.Word:
-        return "kw"
-    if kind in t.Name.Exception:
-        return "pp"
-    if kind in t.Name.Builtin:
-        return "bu"
-    if kind in t.Name.Function.Magic:
-        return "fu"
-    if kind in t.Name.Variable.Magic:
-        return "va"
-    if kind in t.Name.Decorator:
-        return "at"
-    if kind in t.Number.Float:
-        return "fl"
-    if kind in t.Number.Hex or kind in t.Number.Bin or kind in t.Number.Oct:
-        return "bn"
-    if kind in t.Number:
-        return "dv"
-    if kind in t.String.Escape:
-        return "ch"
-    if kind in t.String.Interpol:
-        return "sc"
-    if kind in t.String:
-        return "st"
-    if kind in t.Operator:
-        return "op"
-    return ""  # punctuation too, as Pandoc mostly leaves it
+    for kinds, name in KIND_CLASSES:
+        for named in kinds.split():
+            if kind in functools.reduce(getattr, named.split("."), token):
+                return name
+    return ""
 
 
 @functools.cache
@@ -148,10 +143,6 @@ def coloured_lines(code: str, language: str) -> list[str]:
     runs: list[list[str]] = []
     for kind, text in lexer.get_tokens(code):
         name = token_class(kind, text)
-        if text == "as" or (name == "op" and text in (".", "...")):
-            # `as` is Pandoc's `im` wherever it is; an attribute's dot
-            # is not an operator to Pandoc.
-            name = "im" if text == "as" else ""
         if runs and runs[-1][0] == name:
             runs[-1][1] += text
         else:
