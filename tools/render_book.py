@@ -234,8 +234,7 @@ def render_as_asked(
     root = root or ROOT
     if not sys.platform.startswith("linux"):
         return run(command, root, True, render_environment(root))
-    idle = warm_server.idle_seconds(os.environ)
-    environment = lasting_server(root, idle) if idle > 0 else None
+    environment = lasting_server(root)
     if environment:
         return run(command, root, True, environment)
     with tempfile.TemporaryDirectory(prefix="book-kernels-") as folder:
@@ -246,9 +245,13 @@ def render_as_asked(
             return run(command, root, True, environment)
 
 
-def lasting_server(root: Path, idle: float) -> dict[str, str] | None:
+def lasting_server(root: Path) -> dict[str, str] | None:
     """The environment of a render whose kernels come from a lasting
-    server (started if there is none); None if it cannot have one."""
+    server (started if there is none); None if it is to have none (on
+    Linux only, not under BOOK_WARM_KERNEL_IDLE=0) or cannot."""
+    idle = warm_server.idle_seconds(os.environ)
+    if idle <= 0 or not sys.platform.startswith("linux"):
+        return None
     socket = warm_server.socket_path(root, render_environment(root))
     if socket is None:
         return None
@@ -269,9 +272,8 @@ def main(argv: list[str]) -> int:
         code, log = render(arguments.quarto, profiles)
         # Not for the whole book, whose PDF keeps the other core busy; but
         # the page an author renders next finds a warm server.
-        idle = warm_server.idle_seconds(os.environ)
-        if code == 0 and idle > 0 and sys.platform.startswith("linux"):
-            lasting_server(ROOT, idle)
+        if code == 0:
+            lasting_server(ROOT)
     if code != 0:
         print(log.splitlines()[-1] if log else "", file=sys.stderr)
         return code
