@@ -425,6 +425,14 @@ PLANTED = {
         '<li><a href="chapters/two.html">',
         "on a phone the menu Chapters runs",
     ),
+    "figure-glaring-in-the-dark": (
+        "chapters/one.html",
+        '<img src="one_files/figure-html/fig-one-output-1.png"',
+        '<img style="filter: none" '
+        'src="one_files/figure-html/fig-one-output-1.png"',
+        "in the dark scheme the figure fig-one-output-1.png is shown as "
+        "drawn, light",
+    ),
     "output-wider-than-a-desktop": (
         "chapters/one.html",
         "<code>residual path: True</code>",

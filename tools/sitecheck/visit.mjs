@@ -3,6 +3,7 @@
 
 import { axeProblem, axeViolations } from "./axe.mjs";
 import { staleFieldProblems } from "./fields.mjs";
+import { glaringFigures } from "./figures.mjs";
 import { pageLinks } from "./links.mjs";
 
 // One browser tab for every page: requests to other hosts are recorded
@@ -48,6 +49,7 @@ export async function visit(tab, url, { axeSource, schemes }) {
     preloads,
     axe: {},
     staleFields: [],
+    glare: [],
     status: 0,
   };
   let first = true;
@@ -80,6 +82,7 @@ export async function visit(tab, url, { axeSource, schemes }) {
     });
     await page.waitForNetworkIdle({ idleTime: 500, timeout: 30000 });
     result.axe[scheme] = await axeViolations(page, axeSource);
+    if (scheme === "dark") result.glare = await glaringFigures(page);
     // The explorers have loaded (only on a page scrolled through, so not
     // with --skip axe); once is enough for what they compute.
     if (scheme === schemes[0]) {
@@ -116,6 +119,7 @@ export function visitProblems(page, visited, hosts) {
     }
   }
   problems.push(...visited.staleFields);
+  problems.push(...visited.glare);
   for (const error of new Set(visited.errors)) {
     problems.push(`JavaScript error in the console: ${error}`);
   }
