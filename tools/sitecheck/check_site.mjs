@@ -14,9 +14,10 @@
 // of chromium, chromium-browser, google-chrome, google-chrome-stable on
 // PATH). Each page must pass five checks, and log no JavaScript error
 // (an uncaught exception or a console error, such as a failed request),
-// no warning of a preload it never used (a wasted download), and show no
-// explorer's result for a number its reader has just cleared (tried on
-// the page axe scrolls through, so `--skip axe` skips it too):
+// no warning of a preload it never used (a wasted download), show no
+// explorer's result for a number its reader has just cleared, and show
+// no figure as drawn, a white box, in the dark scheme (both tried on the
+// page axe scrolls through, so `--skip axe` skips them too):
 //   links       every internal link, image, script and stylesheet resolves
 //               to a file of SITE, and every #anchor to an id on its page
 //               (cross-reference targets, notebook and PDF downloads);
@@ -38,7 +39,8 @@
 
 // Its parts are the modules beside this file, one concern each: options
 // (the command line), site (its files), server, chromium, visit (a page in
-// the browser), axe, fields, layout, landing, links, lighthouse and report.
+// the browser), axe, fields, figures, layout, landing, links, lighthouse
+// and report.
 
 import fs from "node:fs";
 import { createRequire } from "node:module";

@@ -46,10 +46,12 @@ export function parseArguments(argv) {
     else if (argument === "--min-accessibility")
       options.minAccessibility = number();
     else if (argument === "-h" || argument === "--help") {
-      // The help is the entry point's header comment, its documentation.
+      // The help is the entry point's header comment, its documentation:
+      // the comment lines after the #! line, up to the first other line.
       const entry = new URL("check_site.mjs", import.meta.url);
-      console.log(fs.readFileSync(entry, "utf8")
-        .split("\n").slice(1, 26).map((l) => l.replace(/^\/\/ ?/, ""))
+      const lines = fs.readFileSync(entry, "utf8").split("\n").slice(1);
+      const end = lines.findIndex((line) => !line.startsWith("//"));
+      console.log(lines.slice(0, end).map((l) => l.replace(/^\/\/ ?/, ""))
         .join("\n"));
       process.exit(0);
     } else if (argument.startsWith("-")) usage(`unknown option ${argument}`);

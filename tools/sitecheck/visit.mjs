@@ -1,5 +1,6 @@
 // Visiting a page in Chromium: what it requests and logs while it loads,
-// axe-core in each colour scheme, its explorers' fields, its links and ids.
+// axe-core in each colour scheme, its explorers' fields, its figures in
+// the dark scheme, its links and ids.
 
 import { axeProblem, axeViolations } from "./axe.mjs";
 import { staleFieldProblems } from "./fields.mjs";
