@@ -207,6 +207,41 @@ def test_a_code_block_carries_its_line_counts():
     assert sizes in dom.sized_code_blocks(wide)
 
 
+INLINE_MATHS = (
+    '<span class="math inline"><span class="katex"><span class="katex-mathml">'
+    "<math><semantics><mi>x</mi><annotation>x^{2}</annotation></semantics>"
+    '</math></span><span class="katex-html" aria-hidden="true">x2</span>'
+    "</span></span>"
+)
+
+
+def test_a_paragraph_carries_the_characters_it_shows():
+    text = f"<p>Square &amp; {INLINE_MATHS} it.</p>"
+    outside = "<p>In the footer.</p>"
+    finished = dom.sized_paragraphs(
+        f"<body><main class='content'>{text}</main>{outside}</body>"
+    )
+    # "Square & x2 it.": the MathML and its TeX source are not shown.
+    assert f'<p style="--tb-chars:15">Square &amp; {INLINE_MATHS}' in finished
+    assert outside in finished
+    assert text_of(finished) == text_of(f"{text}{outside}")
+    assert dom.sized_paragraphs(finished) == finished
+
+
+def test_the_stylesheet_sizes_skipped_paragraphs_by_their_characters():
+    scss = (ROOT / "tools" / "site" / "book.scss").read_text(encoding="utf-8")
+    rule = re.search(r"#quarto-document-content p \{(.*?)\}", scss, re.S)
+    assert rule, "book.scss has no rule for the text's paragraphs"
+    assert "content-visibility: auto;" in rule.group(1)
+    assert "var(--tb-chars," in rule.group(1)
+    # Without it containment cuts off a focused link's outline.
+    assert "overflow-clip-margin:" in rule.group(1)
+    # A link to an anchor has the page laid out whole first (the header
+    # script adds the class): the site check's landing test shows why.
+    assert "html.tb-laid-out #quarto-document-content p {" in scss
+    assert 'classList.add("tb-laid-out")' in lazy.HEADER_OFFSET
+
+
 @pytest.mark.parametrize(
     "line, rows",
     [
@@ -239,14 +274,16 @@ def test_the_stylesheet_sizes_skipped_code_by_the_counts_written():
 
 def test_finish_applies_the_speed_work():
     block = f'<div class="sourceCode" id="cb3">{CODE}</div>'
+    heading = '<h2 class="anchored" data-anchor-id="a">A</h2>'
     finished = postrender.finish(
-        page(block + '<h2 class="anchored" data-anchor-id="a">A</h2>'), FONT
+        page(f"<main>{block}{heading}<p>Text.</p></main>"), FONT
     )
     assert "data-tb-lazy-scripts" in finished
     assert "data-tb-header-offset" in finished
     assert 'id="cb3-1"' not in finished
     assert '<style class="anchorjs">' in finished
     assert 'style="--tb-lines:4;' in finished
+    assert '<p style="--tb-chars:5">Text.</p>' in finished
 
 
 # ------------------------------------------------------------- prune_css.py

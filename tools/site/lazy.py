@@ -131,10 +131,21 @@ HEADER_OFFSET = """<script data-tb-header-offset>
 // The fixed header's height before the first paint (tools/site/lazy.py),
 // and below it, with a little air, where a link's target is scrolled to:
 // a link from another page lands before Quarto's scripts run.
+// Paragraphs far from the screen are laid out only near it (book.scss),
+// at a height estimated from their text: where a link goes to an anchor,
+// the page is laid out whole first, or the paragraphs above its target,
+// laid out as it lands, would move it by their error.
 (() => {
+  const root = document.documentElement;
   const height = document.getElementById("quarto-header").clientHeight;
   document.body.style.paddingTop = height + "px";
-  document.documentElement.style.scrollPaddingTop = height + 8 + "px";
+  root.style.scrollPaddingTop = height + 8 + "px";
+  const whole = () => root.classList.add("tb-laid-out");
+  if (location.hash) whole();
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest("a[href]");
+    if (link && link.hash && link.pathname === location.pathname) whole();
+  }, true);
 })();
 </script>
 """
