@@ -44,8 +44,8 @@ Its siblings do the rest, each described in its docstring:
 - highlight.py: code is coloured here (with Pygments), not by Pandoc.
 - dom.py: AnchorJS's heading links and one wrapper per code block (not
   one per line) are written here, so the page is laid out fewer times;
-  each code block carries its line counts, the height it takes while the
-  browser skips laying it out.
+  each code block carries its line counts and each paragraph its
+  characters, the height it takes while the browser skips laying it out.
 - icons.py: a 1.5 KB WOFF2 of the icons the site uses replaces Quarto's
   whole icon font (a `WARN:` fails the render if a page uses another).
 - prune_css.py: Bootstrap's rules that nothing in the site can match are
