@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import render_env
 import suite_kernels
+import warm_fresh
 import warm_kernel
 import warm_launcher
 from jupyter_client import KernelManager
@@ -39,6 +40,7 @@ print(json.dumps({
     "environment": dict(os.environ),
     "pid": os.getpid(),
     "session": os.getsid(0) == os.getpid(),  # its own, as Jupyter starts it
+    "frozen": __import__("gc").get_freeze_count(),
 }))
 """
 
@@ -160,6 +162,9 @@ def test_a_forked_kernel_is_a_fresh_one(tmp_path, monkeypatch, server):
     fresh = probe(ordinary[1])
     stop(*ordinary)
     assert forked["preloaded"] and not fresh["preloaded"]
+    # The libraries' objects are frozen, out of the collector's way (the
+    # server's load says why); a new kernel's are not.
+    assert forked["frozen"] > 0 and fresh["frozen"] == 0
     # Nothing else tells them apart: not the chapter's namespace, the
     # path modules are found on, the folder, or the environment beyond
     # what is set for each kernel.
@@ -279,11 +284,11 @@ def test_what_each_kernel_is_given_may_differ():
 
 
 def test_a_server_with_a_second_thread_forks_nothing(monkeypatch):
-    monkeypatch.setattr(warm_kernel, "threads", lambda: 2)
+    monkeypatch.setattr(warm_fresh, "threads", lambda: 2)
     same = {"MPLBACKEND": warm_kernel.INLINE_BACKEND}
     request = {"environment": same}
     assert warm_kernel.refusal(same, request) == "the server has 2 threads"
-    monkeypatch.setattr(warm_kernel, "threads", lambda: 1)
+    monkeypatch.setattr(warm_fresh, "threads", lambda: 1)
     assert warm_kernel.refusal(same, request) == ""
 
 
@@ -383,7 +388,7 @@ def test_the_socket_appears_only_once_it_listens(tmp_path, monkeypatch):
 
 def test_a_matplotlibrc_in_either_folder_is_refused(tmp_path, monkeypatch):
     """matplotlib reads one in the current folder as it is imported."""
-    monkeypatch.setattr(warm_kernel, "threads", lambda: 1)  # not this one's
+    monkeypatch.setattr(warm_fresh, "threads", lambda: 1)  # not this one's
     server, kernel = tmp_path / "server", tmp_path / "kernel"
     server.mkdir()
     kernel.mkdir()

@@ -10,7 +10,7 @@ under the same environment and libraries forks from it at once.
 
 - The server's socket is named by a digest (socket_path) of all a kernel
   depends on: the book's folder, the Python, its libraries' folders, the
-  two scripts of server and launcher, and the environment (but for what
+  scripts of server and launcher, and the environment (but for what
   differs for each kernel, warm_kernel.VARYING). A render with anything
   else different finds no server there and starts its own.
 - It ends once no kernel has run for IDLE seconds (BOOK_WARM_KERNEL_IDLE
@@ -43,7 +43,7 @@ import warm_kernel  # noqa: E402
 TOOLS = Path(__file__).resolve().parent
 IDLE = 600  # seconds
 IDLE_VARIABLE = "BOOK_WARM_KERNEL_IDLE"
-SCRIPTS = ("warm_kernel.py", "warm_launcher.py")
+SCRIPTS = ("warm_kernel.py", "warm_fresh.py", "warm_launcher.py")
 
 
 def idle_seconds(environment: dict[str, str]) -> float:
