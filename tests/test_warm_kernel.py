@@ -177,7 +177,7 @@ def test_a_forked_kernel_is_a_fresh_one(tmp_path, monkeypatch, server):
         for kernel in (forked, fresh):
             kernel["environment"].pop(name, None)
     assert (
-        warm_kernel.differences(forked["environment"], fresh["environment"])
+        warm_fresh.differences(forked["environment"], fresh["environment"])
         == []
     )
 
@@ -264,7 +264,7 @@ def test_what_each_kernel_is_given_may_differ():
         "HOME": "/h",
         "OMP_NUM_THREADS": "1",
         "PWD": "/a",
-        "MPLBACKEND": warm_kernel.INLINE_BACKEND,
+        "MPLBACKEND": warm_fresh.INLINE_BACKEND,
     }
     kernel = {
         **imported_under,
@@ -272,12 +272,12 @@ def test_what_each_kernel_is_given_may_differ():
         "JPY_PARENT_PID": "12",
         "QUARTO_FIG_DPI": "96",
     }
-    assert warm_kernel.differences(imported_under, kernel) == []
+    assert warm_fresh.differences(imported_under, kernel) == []
     del kernel["MPLBACKEND"]  # ipykernel sets the same one
-    assert warm_kernel.differences(imported_under, kernel) == []
+    assert warm_fresh.differences(imported_under, kernel) == []
     kernel["MPLBACKEND"] = "agg"
     del kernel["HOME"]
-    assert warm_kernel.differences(imported_under, kernel) == [
+    assert warm_fresh.differences(imported_under, kernel) == [
         "HOME",
         "MPLBACKEND",
     ]
@@ -285,11 +285,11 @@ def test_what_each_kernel_is_given_may_differ():
 
 def test_a_server_with_a_second_thread_forks_nothing(monkeypatch):
     monkeypatch.setattr(warm_fresh, "threads", lambda: 2)
-    same = {"MPLBACKEND": warm_kernel.INLINE_BACKEND}
+    same = {"MPLBACKEND": warm_fresh.INLINE_BACKEND}
     request = {"environment": same}
-    assert warm_kernel.refusal(same, request) == "the server has 2 threads"
+    assert warm_fresh.refusal(same, request) == "the server has 2 threads"
     monkeypatch.setattr(warm_fresh, "threads", lambda: 1)
-    assert warm_kernel.refusal(same, request) == ""
+    assert warm_fresh.refusal(same, request) == ""
 
 
 def server_importing(tmp_path, code: str):
@@ -392,19 +392,19 @@ def test_a_matplotlibrc_in_either_folder_is_refused(tmp_path, monkeypatch):
     server, kernel = tmp_path / "server", tmp_path / "kernel"
     server.mkdir()
     kernel.mkdir()
-    same = {"MPLBACKEND": warm_kernel.INLINE_BACKEND}
+    same = {"MPLBACKEND": warm_fresh.INLINE_BACKEND}
     request = {"environment": same, "folder": str(kernel)}
-    assert warm_kernel.refusal(same, request, folder=str(server)) == ""
+    assert warm_fresh.refusal(same, request, folder=str(server)) == ""
     for folder in (server, kernel):
         (folder / "matplotlibrc").write_text("lines.linewidth: 7\n")
-        reason = warm_kernel.refusal(same, request, folder=str(server))
+        reason = warm_fresh.refusal(same, request, folder=str(server))
         assert (
             reason == "a matplotlibrc where the kernel or the server started"
         )
         (folder / "matplotlibrc").unlink()
     request["folder"] = str(server)  # the same folder: read by both
     (server / "matplotlibrc").write_text("lines.linewidth: 7\n")
-    assert warm_kernel.refusal(same, request, folder=str(server)) == ""
+    assert warm_fresh.refusal(same, request, folder=str(server)) == ""
 
 
 def test_the_suites_notebook_kernels_are_forked():

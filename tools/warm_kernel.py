@@ -15,12 +15,13 @@ chapter's namespace, so a chapter that forgets `import torch` still fails;
 numpy's and torch's random generators are seeded anew, as an import seeds
 them; the warnings filters their imports set are there. The server
 imports them under the environment the kernel would have (with
-ipykernel's MPLBACKEND set first). It refuses a kernel whose environment
-differs in anything but what is set for each kernel (VARYING), or whose
-folder differs from its own where either holds a `matplotlibrc`; every
-kernel once it has a second thread (a fork copies only the thread that
-forks), and every kernel when importing the libraries printed or warned,
-which a new kernel would show in the cell that imports them. What still
+ipykernel's MPLBACKEND set first). It refuses (tools/warm_fresh.py) a
+kernel whose environment differs in anything but what is set for each
+kernel (VARYING), or whose folder differs from its own where either
+holds a `matplotlibrc`; every kernel once it has a second thread (a fork
+copies only the thread that forks), and every kernel when importing the
+libraries printed or warned, which a new kernel would show in the cell
+that imports them. What still
 tells a forked kernel apart: it shares the server's seed for Python's
 string hashing; a submodule the server imported (matplotlib.figure) is an
 attribute of its package before the kernel imports it; the libraries'
@@ -40,15 +41,8 @@ import socket
 import sys
 import time
 
-# When a fork is as fresh as a new kernel; the names, for its tests too.
-from warm_fresh import (  # noqa: F401
-    INLINE_BACKEND,
-    VARYING,
-    VARYING_PREFIXES,
-    differences,
-    refusal,
-    threads,
-)
+# When a fork is as fresh as a new kernel.
+from warm_fresh import INLINE_BACKEND, refusal
 
 # The protocol between server and launcher; SOCKET_VARIABLE for others too.
 from warm_launcher import (  # noqa: F401

@@ -11,7 +11,7 @@ under the same environment and libraries forks from it at once.
 - The server's socket is named by a digest (socket_path) of all a kernel
   depends on: the book's folder, the Python, its libraries' folders, the
   scripts of server and launcher, and the environment (but for what
-  differs for each kernel, warm_kernel.VARYING). A render with anything
+  differs for each kernel, warm_fresh.VARYING). A render with anything
   else different finds no server there and starts its own.
 - It ends once no kernel has run for IDLE seconds (BOOK_WARM_KERNEL_IDLE
   sets another time), when the book's folder is gone (a test's copy), or
@@ -38,6 +38,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import warm_fresh  # noqa: E402
 import warm_kernel  # noqa: E402
 
 TOOLS = Path(__file__).resolve().parent
@@ -58,8 +59,8 @@ def digest(root: Path, environment: dict[str, str]) -> str:
     kept = {
         name: value
         for name, value in environment.items()
-        if name not in warm_kernel.VARYING
-        and not name.startswith(warm_kernel.VARYING_PREFIXES)
+        if name not in warm_fresh.VARYING
+        and not name.startswith(warm_fresh.VARYING_PREFIXES)
         and name != warm_kernel.SOCKET_VARIABLE
     }
     # A library installed or removed changes its folder's time (Python's
