@@ -418,7 +418,9 @@ def site_check_missing() -> str | None:
     if shutil.which("node") is None:
         return "node is not installed"
     if not (SITECHECK / "node_modules" / "lighthouse").is_dir():
-        return "its packages are not installed: `npm ci` in tools/sitecheck"
+        return (
+            "its packages are not installed: `bash tools/sitecheck/install.sh`"
+        )
     browser = os.environ.get("CHROME_PATH")
     if not (browser and Path(browser).exists()) and not any(
         shutil.which(name) for name in BROWSERS

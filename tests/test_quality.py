@@ -308,7 +308,7 @@ def test_pytest_names_a_missing_plugin(tmp_path):
 #
 # tools/sitecheck/check_site.mjs checks the rendered website (links,
 # anchors, axe-core, Lighthouse, requests to other hosts); it needs node,
-# Chromium and `npm ci` in tools/sitecheck, and runs where Quarto renders
+# Chromium and tools/sitecheck/install.sh, and runs where Quarto renders
 # the book (the GitHub workflow). These tests run it on a hand-made site
 # in tests/sitecheck_fixture/ and on planted breakage, wherever Quarto is
 # on PATH (or BOOK_SITECHECK=1); they take about a minute, and

@@ -1,6 +1,7 @@
 """The book's own tooling and tests are formatted and linted too."""
 
 import ast
+import os
 import subprocess
 import sys
 
@@ -94,3 +95,36 @@ def test_lazy_module_imports_on_first_use():
     assert name not in sys.modules
     assert lazy.rgb_to_hsv(1.0, 0.0, 0.0) == (0.0, 1.0, 1.0)
     assert name in sys.modules
+
+
+# At every render Quarto lists each file under the book's folder but its
+# output folder, without following symbolic links (tools/setup.sh says
+# why): about 300 here. An environment inside the book (.venv's 50,000
+# files, the site check's 8,000) costs each page's render 0.2 to 4 s, so
+# tools/setup.sh and tools/sitecheck/install.sh put theirs outside.
+MOST_FILES_WALKED = 2000
+
+
+def files_quarto_walks(root) -> dict[str, int]:
+    """How many files each top-level entry adds to Quarto's listing."""
+    counts = {}
+    for entry in root.iterdir():
+        if entry.name == "_book" or entry.is_symlink():
+            continue
+        if entry.is_file():
+            counts[entry.name] = 1
+            continue
+        walked = os.walk(entry)  # links to folders are not followed
+        counts[entry.name] = sum(len(files) for _, _, files in walked)
+    return counts
+
+
+def test_no_environment_inside_the_book():
+    counts = files_quarto_walks(ROOT)
+    biggest = sorted(counts.items(), key=lambda item: -item[1])[:3]
+    assert sum(counts.values()) <= MOST_FILES_WALKED, (
+        f"Quarto would list {sum(counts.values())} files at every render, "
+        f"most under {biggest}: an environment inside the book? "
+        "`rm -rf .venv && bash tools/setup.sh` moves .venv out, "
+        "`bash tools/sitecheck/install.sh` the site check's packages"
+    )

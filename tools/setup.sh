@@ -16,8 +16,25 @@ if [ ! -x .venv/bin/python ]; then
         echo "setup: needs Python 3.10 or newer ($python is older)." >&2
         exit 2
     fi
-    echo "setup: creating .venv with $("$python" --version)"
-    "$python" -m venv .venv
+    # The environment lives outside the project, with .venv a link to it:
+    # Quarto lists every file under a book's folder at each render
+    # (quarto-dev/quarto-cli#6771), and the 50,000 files of an environment
+    # cost a page's re-render 4 s. Symbolic links it does not follow. One
+    # environment per clone, named after the clone's path.
+    cache=${BOOK_ENV_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/transformer-block}
+    env_dir=$cache/venv-$("$python" -c 'import hashlib, os
+print(hashlib.sha256(os.getcwd().encode()).hexdigest()[:12])')
+    if [ -L .venv ] || [ ! -e .venv ] && mkdir -p "$cache" 2>/dev/null &&
+        [ -w "$cache" ]; then
+        echo "setup: creating $env_dir with $("$python" --version)"
+        rm -rf "$env_dir" && rm -f .venv
+        "$python" -m venv "$env_dir"
+        ln -s "$env_dir" .venv
+    else
+        echo "setup: creating .venv with $("$python" --version)" \
+            "(in the project: renders are slower)"
+        "$python" -m venv .venv
+    fi
 fi
 stamp=.venv/requirements.installed
 # Install when requirements.txt changed, or when a package it lists has gone

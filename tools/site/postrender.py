@@ -5,7 +5,7 @@ with the output folder in QUARTO_PROJECT_OUTPUT_DIR; by hand:
 
     .venv/bin/python tools/site/postrender.py _book
 
-It rewrites each HTML page of the site in place, and is idempotent:
+It rewrites each page the render wrote (see pages_to_finish), idempotent:
 
 - The OJS runtime (about 900 KB) is no longer loaded with the page: an
   explorer's page loads it when the explorer comes near the screen, so a
@@ -65,6 +65,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -98,7 +99,6 @@ CODE_LINE_ANCHOR = re.compile(
     r'<a href="#cb\d+-\d+" aria-hidden="true" tabindex="-1"></a>'
 )
 PAGINATION_LABEL = re.compile(r'(class="pagination-link") aria-label="[^"]*"')
-
 RUNTIME_TAG = re.compile(
     r'<script type="module" src="([^"]*quarto-ojs-runtime\.js)"></script>\n?'
 )
@@ -258,8 +258,7 @@ def focusable_outputs(page: str) -> str:
 
 
 def focusable_code(page: str) -> str:
-    """Code blocks with a line wider than a phone: there they scroll
-    sideways (book.scss)."""
+    """Code blocks with a line wider than a phone (book.scss scrolls them)."""
     return focusable_when_wide(page, CODE_PRE, "Code")
 
 
@@ -357,19 +356,29 @@ def finish(page: str, anchor_font: str | None = None) -> str:
     return lazy.header_offset(focusable_outputs(page))
 
 
-def main(argv: list[str]) -> int:
-    site = argv[0] if argv else os.environ.get("QUARTO_PROJECT_OUTPUT_DIR")
+def pages_to_finish(site: Path, environ: Mapping[str, str]) -> list[Path]:
+    """Every page, or those Quarto lists when it rendered only some (one
+    chapter's, say): the render that wrote the others finished them."""
+    pages = sorted(site.rglob("*.html"))
+    listed = environ.get("QUARTO_PROJECT_OUTPUT_FILES")
+    if environ.get("QUARTO_PROJECT_RENDER_ALL") == "1" or not listed:
+        return pages
+    written = {Path(line).resolve() for line in listed.splitlines() if line}
+    return [page for page in pages if page.resolve() in written]
+
+
+def main(argv: list[str], environ: Mapping[str, str] = os.environ) -> int:
+    site = argv[0] if argv else environ.get("QUARTO_PROJECT_OUTPUT_DIR")
     if not site:
         print("usage: postrender.py SITE", file=sys.stderr)
         return 2
     icons.install(Path(site))
     anchor_js = Path(site) / "site_libs" / "quarto-html" / "anchor.min.js"
-    font = None
-    if anchor_js.is_file():
-        font = dom.anchor_font(anchor_js.read_text(encoding="utf-8"))
+    anchors = anchor_js.read_text("utf-8") if anchor_js.is_file() else None
+    font = dom.anchor_font(anchors) if anchors else None
     pages = {
         path: path.read_text(encoding="utf-8")
-        for path in sorted(Path(site).rglob("*.html"))
+        for path in pages_to_finish(Path(site), environ)
     }
     finished = render_maths(
         {

@@ -35,7 +35,8 @@
 //               and the median counts, as scores vary from run to run).
 // It prints a table of the results and every problem with the page it is
 // on, and exits 1 if there is any problem (2 if it cannot run at all).
-// Setup: `npm ci` in tools/sitecheck (no package downloads a browser).
+// Setup: `bash tools/sitecheck/install.sh` (npm ci; no package downloads
+// a browser).
 
 // Its parts are the modules beside this file, one concern each: options
 // (the command line), site (its files), server, chromium, visit (a page in
@@ -73,7 +74,7 @@ async function loadPackages() {
   } catch (error) {
     usage(
       `${error.message}\nthe site check's packages are missing: ` +
-        "run `npm ci` in tools/sitecheck",
+        "run `bash tools/sitecheck/install.sh`",
     );
   }
 }
