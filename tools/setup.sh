@@ -16,16 +16,12 @@ if [ ! -x .venv/bin/python ]; then
         echo "setup: needs Python 3.10 or newer ($python is older)." >&2
         exit 2
     fi
-    # The environment lives outside the project, with .venv a link to it:
-    # Quarto lists every file under a book's folder at each render
-    # (quarto-dev/quarto-cli#6771), and the 50,000 files of an environment
-    # cost a page's re-render 4 s. Symbolic links it does not follow. One
-    # environment per clone, named after the clone's path.
-    cache=${BOOK_ENV_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/transformer-block}
-    env_dir=$cache/venv-$("$python" -c 'import hashlib, os
-print(hashlib.sha256(os.getcwd().encode()).hexdigest()[:12])')
-    if [ -L .venv ] || [ ! -e .venv ] && mkdir -p "$cache" 2>/dev/null &&
-        [ -w "$cache" ]; then
+    # The environment lives outside the project, with .venv a link to it
+    # (tools/env_dir.sh says why): its 50,000 files cost a page's render
+    # 4 s inside.
+    source tools/env_dir.sh
+    if { [ -L .venv ] || [ ! -e .venv ]; } && env_dir=$(env_dir venv "$PWD")
+    then
         echo "setup: creating $env_dir with $("$python" --version)"
         rm -rf "$env_dir" && rm -f .venv
         "$python" -m venv "$env_dir"
