@@ -98,7 +98,7 @@ def test_lazy_module_imports_on_first_use():
 
 
 # At every render Quarto lists each file under the book's folder but its
-# output folder, without following symbolic links (tools/setup.sh says
+# output folder, without following symbolic links (tools/env_dir.sh says
 # why): about 300 here. An environment inside the book (.venv's 50,000
 # files, the site check's 8,000) costs each page's render 0.2 to 4 s, so
 # tools/setup.sh and tools/sitecheck/install.sh put theirs outside.
