@@ -45,3 +45,16 @@ def test_a_code_edit_keeps_the_cells_options(tmp_path):
         assert before[0].options, chapter  # the style cell: it has some
         assert after[0].options == before[0].options, chapter
         assert after[0].lines[-1] == before[0].lines[-1], chapter
+
+
+def test_several_rounds_report_their_median_and_range(monkeypatch):
+    """The machine's times vary: more than one round shows by how much."""
+    rounds = iter([{"cold": 3.0}, {"cold": 1.0}, {"cold": 2.0}])
+    monkeypatch.setattr(render_timing.shutil, "which", lambda _: "quarto")
+    monkeypatch.setattr(render_timing, "one_round", lambda _: next(rounds))
+    monkeypatch.setattr(render_timing, "labels", lambda _: {"cold": "cold"})
+    assert render_timing.report(3) == [
+        "cold: 2.0 s (median of 3: 1.0 to 3.0 s)"
+    ]
+    monkeypatch.setattr(render_timing, "one_round", lambda _: {"cold": 4.0})
+    assert render_timing.report(1) == ["cold: 4.0 s"]

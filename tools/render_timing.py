@@ -1,6 +1,6 @@
 """How long the book takes to render: cold, and after one chapter changed.
 
-    .venv/bin/python tools/render_timing.py [--rounds 1] [--chapters all]
+    .venv/bin/python tools/render_timing.py [--rounds 3] [--chapters all]
     .venv/bin/python tools/benchmark.py --render   # beside notebook times
 
 Every render happens in a fresh clone of the last commit (so with the
@@ -115,10 +115,15 @@ def report(rounds: int = 1, every_chapter: bool = False) -> list[str]:
         return ["render: quarto is not on PATH; render times not measured"]
     chapters = chapters_with_code(ROOT) if every_chapter else [FIRST]
     measured = [one_round(chapters) for _ in range(rounds)]
-    return [
-        f"{label}: {statistics.median(m[step] for m in measured):.1f} s"
-        for step, label in labels(chapters).items()
-    ]
+    lines = []
+    for step, label in labels(chapters).items():
+        seconds = [m[step] for m in measured]
+        line = f"{label}: {statistics.median(seconds):.1f} s"
+        if rounds > 1:  # this machine's times vary by a tenth or more
+            line += f" (median of {rounds}: {min(seconds):.1f}"
+            line += f" to {max(seconds):.1f} s)"
+        lines.append(line)
+    return lines
 
 
 def main() -> None:
