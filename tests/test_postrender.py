@@ -14,6 +14,7 @@ import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "tools" / "site"))
+import maths  # noqa: E402
 import postrender  # noqa: E402
 import search_text  # noqa: E402
 
@@ -133,6 +134,46 @@ def test_maths_is_drawn_at_build_time(tmp_path):
     # markup as TeX before).
     assert postrender.main([str(tmp_path)]) == 0
     assert path.read_text(encoding="utf-8") == drawn
+
+
+def fake_katex(monkeypatch):
+    """maths.draw without Node: each formula as <b>TeX</b>; the calls."""
+    calls = []
+
+    def draw(found):
+        calls.append(found)
+        return [f"<b>{tex}</b>" for tex, _ in found]
+
+    monkeypatch.setattr(maths.shutil, "which", lambda _: "/usr/bin/node")
+    monkeypatch.setattr(maths, "draw", draw)
+    return calls
+
+
+def test_maths_drawn_while_finishing_is_what_the_page_holds(monkeypatch):
+    calls = fake_katex(monkeypatch)
+    raw = {"a.html": '<p><span class="math inline">x</span></p>'}
+    started = maths.start(raw)
+    finished = {"a.html": raw["a.html"].replace("<p>", "<p id='n'>")}
+    drawn = maths.drawn_pages(finished, started)
+    assert (
+        drawn["a.html"] == "<p id='n'><span class=\"math inline\">"
+        "<b>x</b></span></p>"
+    )
+    assert len(calls) == 1  # drawn once, by start, on the text as written
+    # Had finishing changed a formula, the finished text is drawn again.
+    changed = {"a.html": raw["a.html"].replace(">x<", ">y<")}
+    drawn = maths.drawn_pages(changed, maths.start(raw))
+    assert "<b>y</b>" in drawn["a.html"]
+    assert "<b>x</b>" not in drawn["a.html"]
+    assert calls[-1] == [["y", False]]
+
+
+def test_a_page_without_maths_starts_no_node(monkeypatch):
+    calls = fake_katex(monkeypatch)
+    pages = {"a.html": "<p>no formula</p>"}
+    assert maths.start(pages) is None
+    assert maths.drawn_pages(pages, None) == pages
+    assert calls == []
 
 
 def test_each_theme_blocks_rendering_only_in_its_own_scheme():

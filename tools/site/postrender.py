@@ -17,11 +17,6 @@ It rewrites each page the render wrote (see pages_to_finish), idempotent:
 - The scripts Quarto puts in the head (navigation, search, tooltips,
   Bootstrap) are deferred: they run, in order, once the page is parsed,
   instead of holding up the first paint.
-- The maths is rendered here, with the site's KaTeX run by Node
-  (tools/site/katex_render.cjs), instead of in the reader's browser: the
-  page arrives with its formulas drawn, loads no KaTeX script and does not
-  shift as they are drawn. Without `node` on PATH the page keeps Quarto's
-  in-browser rendering.
 - A printed output whose lines are too long for a phone, a display
   equation and a table may scroll sideways on a phone (book.scss); they
   become focusable, so a keyboard can scroll them too.
@@ -38,6 +33,9 @@ It rewrites each page the render wrote (see pages_to_finish), idempotent:
 
 Its siblings do the rest, each described in its docstring:
 
+- maths.py: the maths is drawn here, by the site's KaTeX run by Node,
+  not in the reader's browser (it loads no KaTeX script and does not
+  shift as the formulas are drawn).
 - lazy.py: search, hover previews and Bootstrap's script load when first
   wanted, and the fixed header's height is set before the first paint
   (no layout shift).
@@ -59,11 +57,8 @@ with any Python 3; without it, code keeps its own colour).
 from __future__ import annotations
 
 import html
-import json
 import os
 import re
-import shutil
-import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -73,24 +68,11 @@ import dom  # noqa: E402
 import highlight  # noqa: E402
 import icons  # noqa: E402
 import lazy  # noqa: E402
+import maths  # noqa: E402
 import phone_contents  # noqa: E402
 import prune_css  # noqa: E402
 import search_text  # noqa: E402
 
-KATEX_RENDER = Path(__file__).with_name("katex_render.cjs")
-# A formula not yet drawn: its TeX, escaped, holds no tag (a drawn one
-# holds KaTeX's markup, so running again leaves it alone).
-MATH = re.compile(r'<span class="math (inline|display)">([^<]*)</span>')
-# Quarto's in-page KaTeX: the script and the loop that renders each span.
-KATEX_SCRIPT = re.compile(
-    r'\s*<script defer="" src="[^"]*katex\.min\.js">'
-    r"</script>"
-)
-KATEX_LOOP = re.compile(
-    r'\s*<script>document\.addEventListener\("DOMContentLoaded", function '
-    r"\(\) \{\n var mathElements.*?</script>",
-    re.S,
-)
 # A table of the text (not a code cell's line-number table, which has none
 # here): Quarto writes `<table class="caption-top table">` and the like.
 TABLE = re.compile(r'<table( class="[^"]*table[^"]*")>')
@@ -262,45 +244,6 @@ def focusable_code(page: str) -> str:
     return focusable_when_wide(page, CODE_PRE, "Code")
 
 
-def render_maths(pages: dict[Path, str]) -> dict[Path, str]:
-    """The pages with their maths drawn by KaTeX (one Node process)."""
-    node = shutil.which("node")
-    found = {path: MATH.findall(page) for path, page in pages.items()}
-    formulas = [
-        [html.unescape(tex), kind == "display"]
-        for spans in found.values()
-        for kind, tex in spans
-    ]
-    if not node or not formulas:
-        return pages
-    result = subprocess.run(
-        [node, str(KATEX_RENDER)],
-        input=json.dumps(formulas),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    drawn = iter(json.loads(result.stdout))
-
-    def replace(match: re.Match) -> str:
-        # A display equation may scroll sideways (tools/site/book.scss):
-        # the element that scrolls, KaTeX's own block, takes the focus.
-        formula = next(drawn).replace(
-            '<span class="katex-display">',
-            '<span class="katex-display" tabindex="0">',
-            1,
-        )
-        return f'<span class="math {match.group(1)}">{formula}</span>'
-
-    finished = {}
-    for path, page in pages.items():
-        if found[path]:
-            page = MATH.sub(replace, page)
-            page = KATEX_LOOP.sub("", KATEX_SCRIPT.sub("", page, count=1))
-        finished[path] = page
-    return finished
-
-
 def focusable_tables(page: str) -> str:
     """Tables focusable: on a phone they may scroll sideways."""
     return TABLE.sub(r'<table tabindex="0"\1>', page)
@@ -380,11 +323,13 @@ def main(argv: list[str], environ: Mapping[str, str] = os.environ) -> int:
         path: path.read_text(encoding="utf-8")
         for path in pages_to_finish(Path(site), environ)
     }
-    finished = render_maths(
+    drawing = maths.start(pages)  # Node draws while the pages are finished
+    finished = maths.drawn_pages(
         {
             path: sized_lazy_images(finish(page, font), path.parent)
             for path, page in pages.items()
-        }
+        },
+        drawing,
     )
     for path, page in finished.items():
         page = lazy.preload_maths_fonts(page)

@@ -1,0 +1,107 @@
+"""The site's maths, drawn when the site is built, by KaTeX run by Node.
+
+tools/site/postrender.py draws every formula of the pages it finishes with
+the site's own KaTeX (tools/site/katex_render.cjs, one Node process for
+all of them), so a page arrives with its formulas drawn, loads no KaTeX
+script and does not shift as they are drawn. Without `node` on PATH a
+page keeps Quarto's in-browser rendering.
+
+Node starts on the pages as Quarto wrote them and draws on another core
+while postrender.py finishes them (0.1 to 0.2 s of a chapter's render).
+Finishing leaves the formulas as they were; should it ever change one,
+the finished pages are drawn again, so what is drawn is always what they
+hold.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+KATEX_RENDER = Path(__file__).with_name("katex_render.cjs")
+# A formula not yet drawn: its TeX, escaped, holds no tag (a drawn one
+# holds KaTeX's markup, so running again leaves it alone).
+MATH = re.compile(r'<span class="math (inline|display)">([^<]*)</span>')
+# Quarto's in-page KaTeX: the script and the loop that renders each span.
+KATEX_SCRIPT = re.compile(
+    r'\s*<script defer="" src="[^"]*katex\.min\.js">'
+    r"</script>"
+)
+KATEX_LOOP = re.compile(
+    r'\s*<script>document\.addEventListener\("DOMContentLoaded", function '
+    r"\(\) \{\n var mathElements.*?</script>",
+    re.S,
+)
+
+Formulas = list[list]  # [TeX, whether it is displayed], page after page
+
+
+def formulas(pages: Mapping[Path, str]) -> Formulas:
+    """Every formula of the pages not yet drawn, in order."""
+    return [
+        [html.unescape(tex), kind == "display"]
+        for page in pages.values()
+        for kind, tex in MATH.findall(page)
+    ]
+
+
+def draw(found: Formulas) -> list[str]:
+    """KaTeX's markup for each formula."""
+    result = subprocess.run(
+        [shutil.which("node") or "node", str(KATEX_RENDER)],
+        input=json.dumps(found),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(result.stdout)
+
+
+def start(pages: Mapping[Path, str]) -> tuple[Formulas, Future] | None:
+    """Begin drawing the pages' formulas; None if there is nothing to draw
+    or no Node to draw with."""
+    found = formulas(pages)
+    if not found or shutil.which("node") is None:
+        return None
+    pool = ThreadPoolExecutor(max_workers=1)
+    drawing = pool.submit(draw, found)
+    pool.shutdown(wait=False)  # the thread ends once Node has answered
+    return found, drawing
+
+
+def drawn_pages(
+    pages: dict[Path, str], started: tuple[Formulas, Future] | None
+) -> dict[Path, str]:
+    """The pages with their formulas drawn, by what `start` began on their
+    earlier text when they still hold the same formulas."""
+    found = formulas(pages)
+    if not found or shutil.which("node") is None:
+        return pages
+    if started is not None and started[0] == found:
+        drawings = iter(started[1].result())
+    else:
+        drawings = iter(draw(found))
+
+    def replace(match: re.Match) -> str:
+        # A display equation may scroll sideways (tools/site/book.scss):
+        # the element that scrolls, KaTeX's own block, takes the focus.
+        formula = next(drawings).replace(
+            '<span class="katex-display">',
+            '<span class="katex-display" tabindex="0">',
+            1,
+        )
+        return f'<span class="math {match.group(1)}">{formula}</span>'
+
+    finished = {}
+    for path, page in pages.items():
+        if MATH.search(page):
+            page = MATH.sub(replace, page)
+            page = KATEX_LOOP.sub("", KATEX_SCRIPT.sub("", page, count=1))
+        finished[path] = page
+    return finished
