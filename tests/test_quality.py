@@ -433,6 +433,18 @@ PLANTED = {
         "in the dark scheme the figure fig-one-output-1.png is shown as "
         "drawn, light",
     ),
+    "code-beneath-a-see-through-copy-button": (
+        "chapters/one.html",
+        "</main>",
+        '<div class="code-copy-outer-scaffold" style="position: relative">'
+        '<div class="sourceCode"><pre tabindex="0" style="overflow-x: auto">'
+        "<code>x = 'a line of code far wider than the screen of any phone'"
+        '</code></pre></div><button type="button" class="code-copy-button" '
+        'style="position: absolute; top: 0; right: 0; background: none">'
+        "Copy</button></div></main>",
+        'on a phone code runs beneath a see-through copy button: "x = '
+        "'a line of code far wider than t",
+    ),
     "output-wider-than-a-desktop": (
         "chapters/one.html",
         "<code>residual path: True</code>",

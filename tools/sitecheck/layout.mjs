@@ -1,6 +1,6 @@
 // What a reader would have to scroll sideways to read: a page, or its
 // chapters' menu, wider than a phone's screen, and a printed output wider
-// than a desktop's column.
+// than a desktop's column; and code hidden behind a copy button.
 
 export const PHONE = {
   width: 412,
@@ -41,6 +41,25 @@ async function phoneProblems(width) {
       `on a phone the page is ${page.scrollWidth} px wide, ` +
         `wider than the screen (${width} px)`,
     );
+  }
+  // A copy button over a code block whose lines run beneath it (a phone
+  // scrolls them): with a see-through background, line and icon read as
+  // one jumble. The first such block is named.
+  for (const button of document.querySelectorAll(".code-copy-button")) {
+    const code = button.parentElement?.querySelector("pre");
+    if (!code || button.getClientRects().length === 0) continue;
+    const style = getComputedStyle(button);
+    const seeThrough =
+      style.backgroundImage === "none" &&
+      /^rgba\(.*, 0\)$|^transparent$/.test(style.backgroundColor);
+    const lineEnd = code.getBoundingClientRect().left + code.scrollWidth;
+    if (seeThrough && lineEnd > button.getBoundingClientRect().left) {
+      const text = JSON.stringify(code.textContent.trim().slice(0, 40));
+      problems.push(
+        `on a phone code runs beneath a see-through copy button: ${text}`,
+      );
+      break;
+    }
   }
   document.querySelector(".quarto-btn-toggle")?.click();
   await new Promise((resolve) => setTimeout(resolve, 500)); // it slides open
