@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,6 +37,8 @@ from datetime import datetime
 from pathlib import Path
 
 import nbformat
+import render_timing
+from render_timing import spread
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
@@ -198,18 +199,8 @@ def main() -> None:
     )
     print(f"suite / plain: {spread(ratios, digits=2)}")
     if arguments.render:
-        import render_timing
-
         for line in render_timing.report(rounds, every_chapter=True):
             print(line)
-
-
-def spread(values: list[float], digits: int = 1) -> str:
-    """The median, and the range when there is more than one value."""
-    text = f"{statistics.median(values):.{digits}f}"
-    if len(values) > 1:
-        text += f" ({min(values):.{digits}f} to {max(values):.{digits}f})"
-    return text
 
 
 if __name__ == "__main__":

@@ -115,15 +115,20 @@ def report(rounds: int = 1, every_chapter: bool = False) -> list[str]:
         return ["render: quarto is not on PATH; render times not measured"]
     chapters = chapters_with_code(ROOT) if every_chapter else [FIRST]
     measured = [one_round(chapters) for _ in range(rounds)]
-    lines = []
-    for step, label in labels(chapters).items():
-        seconds = [m[step] for m in measured]
-        line = f"{label}: {statistics.median(seconds):.1f} s"
-        if rounds > 1:  # this machine's times vary by a tenth or more
-            line += f" (median of {rounds}: {min(seconds):.1f}"
-            line += f" to {max(seconds):.1f} s)"
-        lines.append(line)
-    return lines
+    # This machine's times vary by a tenth or more: with several rounds,
+    # their range stands beside the median.
+    return [
+        f"{label}: {spread([m[step] for m in measured])} s"
+        for step, label in labels(chapters).items()
+    ]
+
+
+def spread(values: list[float], digits: int = 1) -> str:
+    """The median, and the range when there is more than one value."""
+    text = f"{statistics.median(values):.{digits}f}"
+    if len(values) > 1:
+        text += f" ({min(values):.{digits}f} to {max(values):.{digits}f})"
+    return text
 
 
 def main() -> None:
