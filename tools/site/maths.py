@@ -81,12 +81,12 @@ def drawn_pages(
     """The pages with their formulas drawn, by what `start` began on their
     earlier text when they still hold the same formulas."""
     found = formulas(pages)
-    if not found or shutil.which("node") is None:
-        return pages
     if started is not None and started[0] == found:
         drawings = iter(started[1].result())
-    else:
+    elif found and shutil.which("node") is not None:
         drawings = iter(draw(found))
+    else:
+        return pages
 
     def replace(match: re.Match) -> str:
         # A display equation may scroll sideways (tools/site/book.scss):
