@@ -48,11 +48,44 @@ def test_a_code_edit_keeps_the_cells_options(tmp_path):
 
 
 def test_several_rounds_report_their_median_and_range(monkeypatch):
-    """The machine's times vary: more than one round shows by how much."""
-    rounds = iter([{"cold": 3.0}, {"cold": 1.0}, {"cold": 2.0}])
+    """The machine's times vary: more than one round shows by how much,
+    and how fast the machine was (the probe) when each step began."""
+    rounds = iter(
+        [{"cold": (3.0, 0.3)}, {"cold": (1.0, 0.2)}, {"cold": (2.0, 0.25)}]
+    )
     monkeypatch.setattr(render_timing.shutil, "which", lambda _: "quarto")
     monkeypatch.setattr(render_timing, "one_round", lambda _: next(rounds))
     monkeypatch.setattr(render_timing, "labels", lambda _: {"cold": "cold"})
-    assert render_timing.report(3) == ["cold: 2.0 (1.0 to 3.0) s"]
-    monkeypatch.setattr(render_timing, "one_round", lambda _: {"cold": 4.0})
-    assert render_timing.report(1) == ["cold: 4.0 s"]
+    lines = render_timing.report(3)
+    assert lines[0] == "cold: 2.0 (1.0 to 3.0) s; probe 0.25 (0.20 to 0.30) s"
+    assert lines[1].startswith("(probe: 3,000,000 additions in Python")
+    monkeypatch.setattr(
+        render_timing, "one_round", lambda _: {"cold": (4.0, 0.2)}
+    )
+    assert render_timing.report(1)[0] == "cold: 4.0 s; probe 0.20 s"
+
+
+def test_the_probe_times_its_work(monkeypatch):
+    """Less work, less time: the probe measures the loop, not a constant."""
+    monkeypatch.setattr(render_timing, "PROBE_STEPS", 10)
+    short = min(render_timing.probe() for _ in range(3))
+    monkeypatch.setattr(render_timing, "PROBE_STEPS", 300_000)
+    assert min(render_timing.probe() for _ in range(3)) > short
+
+
+def test_a_render_returns_its_time_and_the_probe_before_it(
+    monkeypatch, tmp_path
+):
+    events = []
+    monkeypatch.setattr(
+        render_timing, "probe", lambda: events.append("probe") or 0.5
+    )
+
+    def run(command, **options):
+        events.append(command[-1])
+        return render_timing.subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(render_timing.subprocess, "run", run)
+    seconds, speed = render_timing.render(tmp_path, ["page.qmd"])
+    assert events == ["probe", "page.qmd"]
+    assert speed == 0.5 and seconds >= 0

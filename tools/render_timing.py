@@ -24,6 +24,12 @@ runs it:
   as when an author renders one page after another;
 - the whole book after those edits: `bash tools/render.sh`, which
   executes the edited chapters once per format.
+
+This machine's speed itself varies: the same pure-Python work takes from
+0.18 s to twice that, from one second to the next. So just before each
+render a probe times a fixed piece of work (PROBE_STEPS additions), and
+each step's line shows its probes beside its times: a render slowed down
+by the machine shows as a slow probe.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ FIRST = "chapters/mechanics.qmd"
 CODE_CELL = re.compile(r"^```\{python\}\n", re.M)
 # A cell's header and its `#|` options, which must stay first to count.
 CELL_HEAD = re.compile(CODE_CELL.pattern + r"(?:#\|.*\n)*", re.M)
+PROBE_STEPS = 3_000_000
 
 
 def chapters_with_code(root: Path) -> list[str]:
@@ -62,8 +69,19 @@ def prose_edit(text: str, mark: str) -> str:
     return text + f"\nA line for {mark}.\n"
 
 
-def render(folder: Path, arguments: list[str]) -> float:
-    """`bash tools/render.sh ARGUMENTS` in folder; the wall time in s."""
+def probe() -> float:
+    """Seconds a fixed piece of pure-Python work takes here, now."""
+    started = time.perf_counter()
+    total = 0
+    for step in range(PROBE_STEPS):
+        total += step
+    return time.perf_counter() - started
+
+
+def render(folder: Path, arguments: list[str]) -> tuple[float, float]:
+    """`bash tools/render.sh ARGUMENTS` in folder: its wall time in s, and
+    the probe's time just before it."""
+    speed = probe()
     started = time.perf_counter()
     result = subprocess.run(
         ["bash", "tools/render.sh", *arguments],
@@ -75,10 +93,11 @@ def render(folder: Path, arguments: list[str]) -> float:
     if result.returncode != 0:
         output = (result.stdout + result.stderr)[-3000:]
         raise RuntimeError(f"tools/render.sh failed:\n{output}")
-    return seconds
+    return seconds, speed
 
 
-def one_round(chapters: list[str]) -> dict[str, float]:
+def one_round(chapters: list[str]) -> dict[str, tuple[float, float]]:
+    """Each step's render time and probe time, in a fresh clone."""
     with tempfile.TemporaryDirectory() as folder:
         clone = Path(folder) / "book"
         subprocess.run(
@@ -115,12 +134,18 @@ def report(rounds: int = 1, every_chapter: bool = False) -> list[str]:
         return ["render: quarto is not on PATH; render times not measured"]
     chapters = chapters_with_code(ROOT) if every_chapter else [FIRST]
     measured = [one_round(chapters) for _ in range(rounds)]
-    # This machine's times vary by a tenth or more: with several rounds,
-    # their range stands beside the median.
-    return [
-        f"{label}: {spread([m[step] for m in measured])} s"
-        for step, label in labels(chapters).items()
-    ]
+    # With several rounds, each time's range stands beside its median, and
+    # the probes say how fast the machine was when the step began.
+    lines = []
+    for step, label in labels(chapters).items():
+        seconds = spread([m[step][0] for m in measured])
+        probes = spread([m[step][1] for m in measured], digits=2)
+        lines.append(f"{label}: {seconds} s; probe {probes} s")
+    lines.append(
+        f"(probe: {PROBE_STEPS:,} additions in Python just before each "
+        "render; it takes longer when the machine is slower)"
+    )
+    return lines
 
 
 def spread(values: list[float], digits: int = 1) -> str:
