@@ -368,20 +368,22 @@ def site_with_icons(tmp_path, used):
 
 def test_the_subset_replaces_quartos_icon_font(tmp_path):
     target = site_with_icons(tmp_path, "github")
-    assert icons.install(tmp_path) == []
+    assert icons.install(tmp_path, prune_css.site_words(tmp_path)) == []
     assert (target / icons.CSS).read_text(encoding="utf-8") == (
         icons.HERE / icons.CSS
     ).read_text(encoding="utf-8")
     assert (target / icons.FONT).read_bytes()[:4] == b"wOF2"
     assert not (target / "bootstrap-icons.woff").exists()
-    assert icons.install(tmp_path) == []  # again: nothing changes
+    assert (
+        icons.install(tmp_path, prune_css.site_words(tmp_path)) == []
+    )  # again: nothing changes
 
 
 def test_an_icon_missing_from_the_subset_warns_and_keeps_quartos(
     tmp_path, capsys
 ):
     target = site_with_icons(tmp_path, "alarm")
-    assert icons.install(tmp_path) == ["alarm"]
+    assert icons.install(tmp_path, prune_css.site_words(tmp_path)) == ["alarm"]
     assert "WARN:" in capsys.readouterr().err
     assert (target / "bootstrap-icons.woff").exists()
     assert (target / icons.CSS).read_text(encoding="utf-8") == (
@@ -392,4 +394,5 @@ def test_an_icon_missing_from_the_subset_warns_and_keeps_quartos(
 @pytest.mark.parametrize("used", ["github", "file-pdf", "bi-x"])
 def test_icon_names_are_found_in_pages_and_scripts(tmp_path, used):
     (tmp_path / "a.js").write_text(f'icon = "bi-{used}";', encoding="utf-8")
-    assert icons.used_icons(tmp_path) == {used}
+    words = prune_css.site_words(tmp_path)
+    assert icons.used_icons(words) == {used}

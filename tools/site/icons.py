@@ -59,14 +59,18 @@ RULE = re.compile(
 )
 
 
-def used_icons(site: Path) -> set[str]:
-    """Names of the icons the site's pages and scripts refer to."""
-    names = set()
-    for path in site.rglob("*"):
-        if path.suffix in (".html", ".js") and path.is_file():
-            text = path.read_text(encoding="utf-8", errors="replace")
-            names.update(ICON_NAME.findall(text))
-    return names
+def used_icons(words: set[str]) -> set[str]:
+    """Names of the icons the site's words (prune_css.site_words: those of
+    its pages and scripts) refer to."""
+    # A word (a run of [A-Za-z0-9_-]) holds an icon's name whole, with what
+    # precedes it in that run: ICON_NAME finds in the words every name it
+    # would find in the pages.
+    return {
+        name
+        for word in words
+        if "bi-" in word
+        for name in ICON_NAME.findall(word)
+    }
 
 
 def subset_icons(css: str) -> set[str]:
@@ -74,13 +78,14 @@ def subset_icons(css: str) -> set[str]:
     return {m.group(1) for m in map(RULE.match, css.splitlines()) if m}
 
 
-def install(site: Path) -> list[str]:
-    """Put the subset in the site; the used icons it lacks (if any)."""
+def install(site: Path, words: set[str]) -> list[str]:
+    """Put the subset in the site; the used icons it lacks (if any), given
+    the site's words."""
     target = site / "site_libs" / "bootstrap"
     if not (target / CSS).is_file():
         return []
     css = (HERE / CSS).read_text(encoding="utf-8")
-    missing = sorted(used_icons(site) - subset_icons(css))
+    missing = sorted(used_icons(words) - subset_icons(css))
     if missing:
         print(
             "WARN: postrender: the site uses icons missing from "

@@ -315,7 +315,6 @@ def main(argv: list[str], environ: Mapping[str, str] = os.environ) -> int:
     if not site:
         print("usage: postrender.py SITE", file=sys.stderr)
         return 2
-    icons.install(Path(site))
     anchor_js = Path(site) / "site_libs" / "quarto-html" / "anchor.min.js"
     anchors = anchor_js.read_text("utf-8") if anchor_js.is_file() else None
     font = dom.anchor_font(anchors) if anchors else None
@@ -337,7 +336,9 @@ def main(argv: list[str], environ: Mapping[str, str] = os.environ) -> int:
             path.write_text(page, encoding="utf-8")
     search_text.rewrite_index(Path(site))
     # After the pages: what the pages (and scripts) use decides what stays.
-    prune_css.prune_site(Path(site))
+    words = prune_css.site_words(Path(site))
+    icons.install(Path(site), words)
+    prune_css.prune_site(Path(site), words)
     return 0
 
 

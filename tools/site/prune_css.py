@@ -26,7 +26,14 @@ BUILT = {"bs-tooltip-auto", "bs-popover-auto"}
 # runtime, Bootstrap, Algolia's autocomplete): rules with them stay.
 PREFIXES = ("observablehq", "ojs-", "bs-", "aa-")
 SPECIAL = re.compile(r"""/\*|["'{};]""")
-WORD = re.compile(r"[A-Za-z0-9_-]+")
+# A word: a run of these bytes (a class or id name is one); a page is read
+# as bytes, and every other byte, UTF-8's included, ends a word.
+WORD_BYTES = (
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+)
+# Every other byte becomes a space, so splitting at spaces gives the words
+# (as fast as a page can be read; a regular expression took twice as long).
+NOT_WORD_TO_SPACE = bytes(b if b in WORD_BYTES else 32 for b in range(256))
 NAME = re.compile(r"[.#](-?[_A-Za-z][\w-]*)(\\)?")
 NESTED = ("@media", "@supports", "@container", "@layer")
 
@@ -149,21 +156,22 @@ def prune(css: str, words: set[str]) -> str:
 
 def site_words(site: Path) -> set[str]:
     """Every word in the site's pages and scripts (class and id names)."""
-    words = set(BUILT)
+    found: set[bytes] = set()
     for path in site.rglob("*"):
         if path.suffix in (".html", ".js", ".mjs") and path.is_file():
-            text = path.read_text(encoding="utf-8", errors="replace")
-            words.update(WORD.findall(text))
-    return words
+            found.update(
+                path.read_bytes().translate(NOT_WORD_TO_SPACE).split()
+            )
+    return BUILT | {word.decode("ascii") for word in found}
 
 
-def prune_site(site: Path) -> None:
-    """Prune each of the site's Bootstrap theme stylesheets in place."""
+def prune_site(site: Path, words: set[str]) -> None:
+    """Prune each of the site's Bootstrap theme stylesheets in place, given
+    the site's words (site_words)."""
     sheets = sorted((site / "site_libs" / "bootstrap").glob("bootstrap*.css"))
     sheets = [s for s in sheets if s.name != "bootstrap-icons.css"]
     if not sheets:
         return
-    words = site_words(site)
     for sheet in sheets:
         css = sheet.read_text(encoding="utf-8")
         pruned = prune(css, words)
