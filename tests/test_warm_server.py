@@ -141,13 +141,18 @@ def test_a_server_ends_once_unused(tmp_path):
     assert until(lambda: server.poll() is not None, 5), "still running"
     assert server.returncode == 0
     assert not warm_server.alive(path)
+    assert not Path(path).exists(), "left its socket behind"
 
 
 def test_a_server_ends_with_its_book_or_its_socket(tmp_path):
     book, path, server = lasting(tmp_path, idle=600)
     shutil.rmtree(book)
     assert until(lambda: server.poll() is not None, 5), "outlived its book"
+    assert not Path(path).exists(), "left its socket behind"
     book, path, server = lasting(tmp_path, idle=600)
-    # A server started later (the same render, run twice at once).
+    # A server started later (the same render, run twice at once) puts its
+    # own socket at the path: this one ends, and leaves that one there.
     Path(path).unlink()
+    Path(path).write_text("a later server's socket")
     assert until(lambda: server.poll() is not None, 5), "lost its socket"
+    assert Path(path).read_text() == "a later server's socket"

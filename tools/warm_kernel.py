@@ -233,6 +233,14 @@ class Server:
         finally:
             for pid in self.kernels:
                 kill(pid)
+            self.release()
+
+    def release(self) -> None:
+        """Take the socket away, unless a server started later has put its
+        own at the path."""
+        with contextlib.suppress(OSError):
+            if os.stat(self.path).st_ino == self.inode:
+                os.unlink(self.path)
 
     def done(self, last_used: float, idle: float, watched: str) -> bool:
         """Whether a lasting server is no longer wanted (once its kernels

@@ -15,7 +15,8 @@ under the same environment and libraries forks from it at once.
   else different finds no server there and starts its own.
 - It ends once no kernel has run for IDLE seconds (BOOK_WARM_KERNEL_IDLE
   sets another time), when the book's folder is gone (a test's copy), or
-  when a server started later took its socket. With 0, or under CI
+  when a server started later took its socket; as it ends, it removes its
+  socket (not a later server's). With 0, or under CI
   (unless BOOK_WARM_KERNEL_IDLE says otherwise), each render has a server
   of its own that ends with it (render_book.py).
 - Its output goes to `.quarto/warm-kernels.log`, not the render's: a
