@@ -17,8 +17,10 @@ Reports, per notebook and in total:
   cache of executed chapters); then the whole book
   (tools/render_timing.py).
 
-Timings on a shared machine vary by about 10% from run to run, so each
-round measures all three in turn and the totals are reported as the
+Timings on this shared machine vary by a tenth to a half from run to run
+(the suite took 34 s and 40 s on one commit; the machine's own speed,
+which render_timing.py probes before each render, swings twofold), so
+each round measures all three in turn and the totals are reported as the
 median over the rounds, with their range. This is a benchmark, not a
 test: it asserts nothing.
 """
@@ -145,7 +147,7 @@ def main() -> None:
         type=int,
         default=3,
         help="measure everything this many times, taking turns, and report "
-        "medians: run-to-run noise here is about 10%% (default: 3)",
+        "medians: run-to-run noise here is 10%% to 50%% (default: 3)",
     )
     parser.add_argument(
         "--render",
