@@ -25,8 +25,9 @@ runs it:
 - the whole book after those edits: `bash tools/render.sh`, which
   executes the edited chapters once per format.
 
-This machine's speed itself varies: the same pure-Python work takes from
-0.18 s to twice that, from one second to the next. So just before each
+This machine's speed itself varies: the same pure-Python work can take
+twice as long from one second to the next (the probe below took 0.06 s to
+0.12 s within one run of this script). So just before each
 render a probe times a fixed piece of work (PROBE_STEPS additions), and
 each step's line shows its probes beside its times: a render slowed down
 by the machine shows as a slow probe.
