@@ -393,8 +393,11 @@ def quarto() -> str | None:
     """The Quarto the render tests use: on PATH, else the one in .venv.
 
     tools/render.sh installs the pinned Quarto into .venv when PATH has
-    none (tools/quarto.sh).
+    none (tools/quarto.sh). BOOK_RENDER=0 gives none: the suite then runs
+    as on a machine without Quarto (tools/benchmark.py times it so).
     """
+    if os.environ.get("BOOK_RENDER") == "0":
+        return None
     installed = ROOT / ".venv" / "bin" / "quarto"
     on_path = shutil.which("quarto")
     if on_path or not os.access(installed, os.X_OK):

@@ -212,3 +212,28 @@ def test_render_runs_the_chosen_quarto():
         r"^[^#\n]*(?<![\w$/\"])quarto (?:render|preview)", script, re.M
     )
     assert not bare, f"tools/render.sh runs a bare quarto: {bare}"
+
+
+def test_book_render_0_hides_quarto_from_the_tests(monkeypatch, tmp_path):
+    """tools/benchmark.py times the suite as CI's machine, without Quarto,
+    runs it: BOOK_RENDER=0 leaves the render and site-check tests out."""
+    import conftest
+
+    # Importing benchmark sets one thread for its notebooks: the variables
+    # go back to what they were (unset too) after this test.
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.setenv(name, os.environ.get(name, ""))
+        if not os.environ[name]:
+            monkeypatch.delenv(name)
+    import benchmark
+
+    fake = tmp_path / "quarto"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("BOOK_RENDER", raising=False)
+    assert conftest.quarto() == str(fake)
+    monkeypatch.setenv("BOOK_RENDER", "0")
+    assert conftest.quarto() is None
+    assert benchmark.SUITE_ENVIRONMENT["BOOK_RENDER"] == "0"
+    assert benchmark.SUITE_ENVIRONMENT["BOOK_SITECHECK"] == "0"
