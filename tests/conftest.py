@@ -389,6 +389,14 @@ def copy_book(destination: Path, whole: bool = False) -> Path:
     return destination
 
 
+RENDER_LEFT_OUT = "BOOK_RENDER=0 leaves the render tests out"
+
+
+def render_left_out() -> bool:
+    """Whether BOOK_RENDER=0 asks for the suite as without Quarto."""
+    return os.environ.get("BOOK_RENDER") == "0"
+
+
 def quarto() -> str | None:
     """The Quarto the render tests use: on PATH, else the one in .venv.
 
@@ -396,7 +404,7 @@ def quarto() -> str | None:
     none (tools/quarto.sh). BOOK_RENDER=0 gives none: the suite then runs
     as on a machine without Quarto (tools/benchmark.py times it so).
     """
-    if os.environ.get("BOOK_RENDER") == "0":
+    if render_left_out():
         return None
     installed = ROOT / ".venv" / "bin" / "quarto"
     on_path = shutil.which("quarto")

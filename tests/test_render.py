@@ -28,7 +28,14 @@ import pytest
 import qmd
 import render_book
 import render_log
-from conftest import ROOT, copy_book, quarto, require_site_check
+from conftest import (
+    RENDER_LEFT_OUT,
+    ROOT,
+    copy_book,
+    quarto,
+    render_left_out,
+    require_site_check,
+)
 
 sys.path.insert(0, str(ROOT / "tools" / "site"))
 import highlight  # noqa: E402
@@ -36,8 +43,8 @@ import highlight  # noqa: E402
 QUARTO = quarto()
 needs_quarto = pytest.mark.skipif(
     QUARTO is None,
-    reason="BOOK_RENDER=0 leaves the render tests out"
-    if os.environ.get("BOOK_RENDER") == "0"
+    reason=RENDER_LEFT_OUT
+    if render_left_out()
     else "no Quarto (on PATH or in .venv): `bash tools/render.sh` installs "
     "the pinned one, or install it from quarto.org",
 )

@@ -235,21 +235,24 @@ class Server:
                 kill(pid)
             self.release()
 
+    def holds_socket(self) -> bool:
+        """Whether the socket at the path is still this server's (a server
+        started later puts its own there)."""
+        try:
+            return os.stat(self.path).st_ino == self.inode
+        except OSError:
+            return False
+
     def release(self) -> None:
-        """Take the socket away, unless a server started later has put its
-        own at the path."""
-        with contextlib.suppress(OSError):
-            if os.stat(self.path).st_ino == self.inode:
+        """Take the socket away, unless it is no longer this server's."""
+        if self.holds_socket():
+            with contextlib.suppress(OSError):
                 os.unlink(self.path)
 
     def done(self, last_used: float, idle: float, watched: str) -> bool:
         """Whether a lasting server is no longer wanted (once its kernels
         have ended: they are never cut short)."""
-        try:
-            lost = os.stat(self.path).st_ino != self.inode
-        except OSError:
-            lost = True
-        lost = lost or not os.path.isdir(watched or "/")
+        lost = not self.holds_socket() or not os.path.isdir(watched or "/")
         unused = time.monotonic() - last_used > idle
         return not self.kernels and (lost or unused)
 
