@@ -149,6 +149,9 @@ GRADING = "tests/test_grading.py"
 LONGEST_FIRST = [
     "solutions-maths-and-code",
     "untouched-maths-and-code",
+    # Mostly waiting for servers to start and end: early, beside the CPU's
+    # work on the other worker, not alone at the end (7 s).
+    "tests/test_warm_server.py",
     HEAVY,
     "solutions-systems",
     "untouched-systems",

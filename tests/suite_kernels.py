@@ -32,6 +32,11 @@ OPT_OUT = "BOOK_FRESH_KERNELS"
 # nbval's name for the kernel of its own environment (--nbval-current-env),
 # and the kernel otter's grading runs and nbclient ask for.
 KERNEL_NAMES = (":nbval-parent-env", "python3")
+# Imported by the server besides what a render's kernels start with
+# (warm_kernel.PRELOADED): a graded notebook's first cell runs
+# `import otter`, which imports nbconvert (otter.export), about 0.3 s in
+# the kernel of each grading run.
+ALSO_PRELOADED = ("nbconvert",)
 
 
 def wanted() -> bool:
@@ -55,7 +60,11 @@ def start_server(config) -> None:
     )
     socket = str(Path(folder) / "server")
     os.environ[warm_kernel.SOCKET_VARIABLE] = socket
-    stack.enter_context(render_env.warm_kernel_server(socket, {**os.environ}))
+    stack.enter_context(
+        render_env.warm_kernel_server(
+            socket, {**os.environ}, (*warm_kernel.PRELOADED, *ALSO_PRELOADED)
+        )
+    )
     config.add_cleanup(stack.close)
 
 

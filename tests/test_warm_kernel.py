@@ -411,14 +411,18 @@ def test_the_suites_notebook_kernels_are_forked():
     """nbval's and otter's kernels come from tests/suite_kernels.py's server.
 
     It imports the book's libraries (warm_kernel.PRELOADED), torch among
-    them, so a kernel forked from it has torch loaded before any code ran,
-    though not in its namespace.
+    them, and otter's nbconvert, so a kernel forked from it has them loaded
+    before any code ran, though not in its namespace.
     """
     if not suite_kernels.wanted():
         pytest.skip(f"{suite_kernels.OPT_OUT}=1, or not Linux")
     import nbval.kernel
 
-    code = "import sys\nprint('torch' in sys.modules, 'torch' in dir())"
+    loaded = ("torch", *suite_kernels.ALSO_PRELOADED)
+    code = (
+        "import sys\n"
+        f"print(all(m in sys.modules for m in {loaded}), 'torch' in dir())"
+    )
     draw = "import torch\nprint(torch.rand(1).item())"
     drawn = []
     for name in suite_kernels.KERNEL_NAMES:
