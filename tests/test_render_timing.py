@@ -86,6 +86,6 @@ def test_a_render_returns_its_time_and_the_probe_before_it(
         return render_timing.subprocess.CompletedProcess(command, 0, "", "")
 
     monkeypatch.setattr(render_timing.subprocess, "run", run)
-    seconds, speed = render_timing.render(tmp_path, ["page.qmd"])
+    seconds, probe_seconds = render_timing.render(tmp_path, ["page.qmd"])
     assert events == ["probe", "page.qmd"]
-    assert speed == 0.5 and seconds >= 0
+    assert probe_seconds == 0.5 and seconds >= 0

@@ -368,15 +368,14 @@ def site_with_icons(tmp_path, used):
 
 def test_the_subset_replaces_quartos_icon_font(tmp_path):
     target = site_with_icons(tmp_path, "github")
-    assert icons.install(tmp_path, prune_css.site_words(tmp_path)) == []
+    words = prune_css.site_words(tmp_path)
+    assert icons.install(tmp_path, words) == []
     assert (target / icons.CSS).read_text(encoding="utf-8") == (
         icons.HERE / icons.CSS
     ).read_text(encoding="utf-8")
     assert (target / icons.FONT).read_bytes()[:4] == b"wOF2"
     assert not (target / "bootstrap-icons.woff").exists()
-    assert (
-        icons.install(tmp_path, prune_css.site_words(tmp_path)) == []
-    )  # again: nothing changes
+    assert icons.install(tmp_path, words) == []  # again: nothing changes
 
 
 def test_an_icon_missing_from_the_subset_warns_and_keeps_quartos(

@@ -82,7 +82,7 @@ def probe() -> float:
 def render(folder: Path, arguments: list[str]) -> tuple[float, float]:
     """`bash tools/render.sh ARGUMENTS` in folder: its wall time in s, and
     the probe's time just before it."""
-    speed = probe()
+    probe_seconds = probe()
     started = time.perf_counter()
     result = subprocess.run(
         ["bash", "tools/render.sh", *arguments],
@@ -94,7 +94,7 @@ def render(folder: Path, arguments: list[str]) -> tuple[float, float]:
     if result.returncode != 0:
         output = (result.stdout + result.stderr)[-3000:]
         raise RuntimeError(f"tools/render.sh failed:\n{output}")
-    return seconds, speed
+    return seconds, probe_seconds
 
 
 def one_round(chapters: list[str]) -> dict[str, tuple[float, float]]:
