@@ -7,6 +7,7 @@ site check (tools/sitecheck) then checks a real render in a browser.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 
@@ -168,6 +169,22 @@ def test_maths_drawn_while_finishing_is_what_the_page_holds(monkeypatch):
     assert calls[-1] == [["y", False]]
 
 
+def test_paragraphs_are_sized_by_their_maths_as_drawn(monkeypatch, tmp_path):
+    fake_katex(monkeypatch)
+    monkeypatch.setattr(
+        maths, "draw", lambda found: ["<b>LN1</b>"] * len(found)
+    )
+    path = tmp_path / "a.html"
+    tex = "\\operatorname{LN}_1"
+    formula = f'<span class="math inline">{tex}</span>'
+    path.write_text(
+        page(f"<main><h2>S</h2><p>{formula} x</p></main>"), encoding="utf-8"
+    )
+    assert postrender.main([str(tmp_path)]) == 0
+    # "LN1 x", not the 21 characters of its TeX.
+    assert '<p style="--tb-chars:5">' in path.read_text(encoding="utf-8")
+
+
 def test_a_page_without_maths_starts_no_node(monkeypatch):
     calls = fake_katex(monkeypatch)
     pages = {"a.html": "<p>no formula</p>"}
@@ -229,7 +246,7 @@ def test_figures_get_their_size_and_all_but_the_first_load_lazily(tmp_path):
     )
     assert postrender.main([str(tmp_path)]) == 0
     text = path.read_text(encoding="utf-8")
-    width, height = postrender.png_size(figure)
+    width, height = postrender.image_size(figure)
     assert f'<img src="one.png" width="{width}" height="{height}" alt' in text
     assert (
         f'<img src="two.png" width="{width}" height="{height}" '
@@ -238,6 +255,28 @@ def test_figures_get_their_size_and_all_but_the_first_load_lazily(tmp_path):
     # Running again changes nothing.
     assert postrender.main([str(tmp_path)]) == 0
     assert path.read_text(encoding="utf-8") == text
+
+
+def test_an_svg_figure_gets_its_size_in_pixels(tmp_path):
+    # The landing page's diagram: without a size, the text below it moved
+    # down as it arrived.
+    svg = ROOT / "figures" / "fig-prenorm-block.svg"
+    root = re.search(r"<svg\b[^>]*>", svg.read_text(encoding="utf-8"))
+    points = [
+        float(re.search(rf'\b{name}="([\d.]+)pt"', root.group(0)).group(1))
+        for name in ("width", "height")
+    ]
+    assert postrender.image_size(svg) == tuple(
+        round(size * 4 / 3) for size in points
+    )
+    (tmp_path / "d.svg").write_text(
+        '<?xml version="1.0"?>\n<svg width="30px" height="20px"></svg>',
+        encoding="utf-8",
+    )
+    body = '<img src="d.svg" class="img-fluid" alt="D.">'
+    finished = postrender.sized_lazy_images(page(body), tmp_path)
+    assert '<img src="d.svg" width="30" height="20" class' in finished
+    assert postrender.image_size(tmp_path / "missing.svg") is None
 
 
 def test_a_first_figure_below_the_opening_loads_lazily(tmp_path):

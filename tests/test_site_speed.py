@@ -215,25 +215,87 @@ INLINE_MATHS = (
 )
 
 
+SECTION = '<h2 id="s">S</h2>'
+
+
 def test_a_paragraph_carries_the_characters_it_shows():
-    text = f"<p>Square &amp; {INLINE_MATHS} it.</p>"
+    text = f"<p>Square &amp; {INLINE_MATHS} it.\u200b</p>"
     outside = "<p>In the footer.</p>"
     finished = dom.sized_paragraphs(
-        f"<body><main class='content'>{text}</main>{outside}</body>"
+        f"<body><main class='content'>{SECTION}{text}</main>{outside}</body>"
     )
-    # "Square & x2 it.": the MathML and its TeX source are not shown.
+    # "Square & x2 it.": the MathML, its TeX source and KaTeX's
+    # zero-width spaces are not shown.
     assert f'<p style="--tb-chars:15">Square &amp; {INLINE_MATHS}' in finished
     assert outside in finished
-    assert text_of(finished) == text_of(f"{text}{outside}")
+    assert text_of(finished) == text_of(f"{SECTION}{text}{outside}")
     assert dom.sized_paragraphs(finished) == finished
+
+
+def test_what_may_be_on_the_first_screen_is_not_sized():
+    # The title block and the opening, up to the first section heading;
+    # and an image, whose height is not its text's.
+    title = '<header id="title-block-header"><p>The authors</p></header>'
+    opening = "<p>The opening.</p>"
+    image = '<p><img src="a.png" alt="A."></p>'
+    main = f"<main>{title}{opening}{SECTION}{image}<p>Text.</p></main>"
+    finished = dom.sized_paragraphs(main)
+    assert finished.startswith(f"<main>{title}{opening}{SECTION}{image}")
+    assert '<p style="--tb-chars:5">Text.</p>' in finished
+    # A page without sections is all opening.
+    assert dom.sized_paragraphs(f"<main>{opening}</main>") == (
+        f"<main>{opening}</main>"
+    )
+
+
+def display(height: str) -> str:
+    """A display equation as KaTeX draws it, its tallest strut `height`."""
+    return (
+        '<span class="math display"><span class="katex-display">'
+        '<span class="katex"><span class="katex-html">'
+        f'<span class="katex-strut" style="height:{height}em;"></span>'
+        "<span>y=1</span><span>(1.1)</span></span></span></span></span>"
+    )
+
+
+@pytest.mark.parametrize(
+    "height, rows",
+    [
+        ("1.0", 1.34 + 1.33),  # one line: never shorter than 1.34 rows
+        ("3.1304", 0.81 * 3.1304 + 0.33 + 1.33),  # a fraction of a sum
+    ],
+)
+def test_a_display_equation_counts_its_rows_not_its_characters(height, rows):
+    paragraph = f"<p>Hence {display(height)} so.</p>"
+    finished = dom.sized_paragraphs(f"<main>{SECTION}{paragraph}</main>")
+    # "Hence so.": the equation is not counted as text.
+    assert f'<p style="--tb-chars:9;--tb-display-rows:{rows:.2f}">' in finished
+    assert text_of(finished) == text_of(f"<main>{SECTION}{paragraph}</main>")
+    two = f"<p>{display('1.0')}{display('1.0')}</p>"
+    assert f"--tb-display-rows:{2 * (1.34 + 1.33):.2f}" in (
+        dom.sized_paragraphs(f"<main>{SECTION}{two}</main>")
+    )
 
 
 def test_the_stylesheet_sizes_skipped_paragraphs_by_their_characters():
     scss = (ROOT / "tools" / "site" / "book.scss").read_text(encoding="utf-8")
-    rule = re.search(r"#quarto-document-content p \{(.*?)\}", scss, re.S)
-    assert rule, "book.scss has no rule for the text's paragraphs"
+    # Only the paragraphs postrender.py sized are skipped.
+    rule = re.search(
+        r'#quarto-document-content p\[style\*="--tb-chars"\] \{(.*?)\n\}',
+        scss,
+        re.S,
+    )
+    assert rule, "book.scss has no rule for the text's sized paragraphs"
     assert "content-visibility: auto;" in rule.group(1)
-    assert "var(--tb-chars," in rule.group(1)
+    written = re.findall(
+        r"(--tb-[a-z-]+):",
+        dom.sized_paragraphs(f"<main>{SECTION}<p>y {display('1')}</p></main>"),
+    )
+    assert written == ["--tb-chars", "--tb-display-rows"]
+    for name in written:
+        assert f"var({name}" in rule.group(1)
+    # Each range of widths sets the characters a row holds.
+    assert re.search(r"@media \(max-width: \$widest\)", scss)
     # Without it containment cuts off a focused link's outline.
     assert "overflow-clip-margin:" in rule.group(1)
     # A link to an anchor has the page laid out whole first (the header
@@ -283,7 +345,8 @@ def test_finish_applies_the_speed_work():
     assert 'id="cb3-1"' not in finished
     assert '<style class="anchorjs">' in finished
     assert 'style="--tb-lines:4;' in finished
-    assert '<p style="--tb-chars:5">Text.</p>' in finished
+    # Paragraphs are sized once their maths is drawn (test_postrender.py).
+    assert "<p>Text.</p>" in finished
 
 
 # ------------------------------------------------------------- prune_css.py

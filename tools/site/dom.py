@@ -19,10 +19,16 @@ postrender.py applies these to every page after each render:
   wide screen shows them and as narrower screens wrap them. Code was two fifths
   of the elements of `systems.html` and most of its layout work.
 - Paragraph sizes: so is a paragraph, as tall as the rows its visible
-  text fills, from its characters counted here. Paragraphs (their inline
-  maths is hundreds of KaTeX elements) were most of the layout work
-  left on `systems.html`: laid out only near the screen, Lighthouse's
-  blocking time there fell from 40-280 ms to 50-85 ms.
+  text fills, from its characters counted here (its maths as KaTeX drew
+  it), and the rows its display equations take. Paragraphs (their
+  inline maths is hundreds of KaTeX elements) were most of the layout
+  work left on `systems.html`: laid out only near the screen,
+  Lighthouse's blocking time there fell from 40-280 ms to 50-85 ms.
+  What may be on the first screen (the title block and the page's
+  opening, before its first section heading) and a paragraph whose
+  height is not its text's (an image) are laid out at once: a guessed
+  height there would move the page as it appears (a layout shift: the
+  landing page's subtitle, guessed at 6 rows, jumped to 2).
 
 Only the standard library: Quarto may run this with any Python 3.
 """
@@ -75,7 +81,15 @@ PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.S)
 HIDDEN_MATHS = re.compile(
     r'<span class="katex-mathml">.*?</math></span>', re.S
 )
+DISPLAY_MATHS = '<span class="math display">'
+# KaTeX's struts: each line of a formula holds one, as tall as the line.
+STRUT_HEIGHT = re.compile(r'class="katex-strut" style="height:([\d.]+)em')
+SPAN_TAG = re.compile(r"<span\b|</span>")
+# KaTeX's struts: zero-width spaces, which take no room on a row.
+ZERO_WIDTH = "\u200b"
 MAIN = re.compile(r"<main\b.*?</main>", re.S)
+# Where a page's opening ends: its first section heading.
+FIRST_SECTION = re.compile(r"<h2\b")
 SPACES = re.compile(r"\s+")
 WORD = re.compile(r"(\s*)(\S+)")
 # How many characters of code fit on a row (measured in Chromium): 54 to 71
@@ -95,11 +109,12 @@ def anchor_font(script: str) -> str | None:
 
 def _element_end(page: str, start: int, tag: str) -> int:
     """Where the element opened at `start` closes (its end tag's start)."""
-    if tag != "div":
+    if tag not in ("div", "span"):
         return page.find(f"</{tag}>", start)
     depth = 0
-    for match in DIV_TAG.finditer(page, start):
-        depth += 1 if match.group(0) == "<div" else -1
+    nested = DIV_TAG if tag == "div" else SPAN_TAG
+    for match in nested.finditer(page, start):
+        depth += 1 if match.group(0) == f"<{tag}" else -1
         if depth == 0:
             return match.start()
     return -1
@@ -187,18 +202,64 @@ def sized_code_blocks(page: str) -> str:
 def visible_characters(paragraph: str) -> int:
     """How many characters a paragraph's HTML shows (its maths as drawn)."""
     text = html.unescape(TAG.sub("", HIDDEN_MATHS.sub("", paragraph)))
+    text = text.replace(ZERO_WIDTH, "")
     return len(SPACES.sub(" ", text).strip())
 
 
-def sized_paragraphs(page: str) -> str:
-    """Each paragraph of the main text with `--tb-chars`, what it shows.
+def display_rows(formula: str) -> float:
+    """The rows of text a display equation takes in a paragraph.
 
-    book.scss divides it by the characters a row holds on the screen, for
-    the height a paragraph takes until it is laid out.
+    Measured in Chromium on the book's equations: the formula's tallest
+    strut (h em of KaTeX's type, 1.21 times the text's) makes it
+    0.81 h + 0.33 rows tall (padding included), but no less than 1.34,
+    and its margins add 1.33 rows.
+    """
+    struts = [float(height) for height in STRUT_HEIGHT.findall(formula)]
+    return max(1.34, 0.81 * max(struts, default=1) + 0.33) + 1.33
+
+
+def without_displays(paragraph: str) -> tuple[str, float]:
+    """A paragraph's HTML without its display equations, and the rows
+    they take."""
+    rows = 0.0
+    start = paragraph.find(DISPLAY_MATHS)
+    while start >= 0:
+        end = _element_end(paragraph, start, "span")
+        if end < 0:
+            break  # not as expected: counted as text
+        end += len("</span>")
+        rows += display_rows(paragraph[start:end])
+        paragraph = paragraph[:start] + paragraph[end:]
+        start = paragraph.find(DISPLAY_MATHS, start)
+    return paragraph, rows
+
+
+def sized_paragraphs(page: str) -> str:
+    """Each paragraph of the main text after its opening with what it
+    shows: `--tb-chars`, its visible characters but for its display
+    equations, and `--tb-display-rows`, the rows those take.
+
+    book.scss turns them into the height a paragraph takes until it is
+    laid out. Run it on pages whose maths is drawn (maths.py): a formula
+    not yet drawn counts its TeX.
     """
 
     def size(match: re.Match) -> str:
-        count = visible_characters(match.group(1))
-        return f'<p style="--tb-chars:{count}">{match.group(1)}</p>'
+        inner = match.group(1)
+        if "<img" in inner:
+            return match.group(0)
+        text, rows = without_displays(inner)
+        sizes = f"--tb-chars:{visible_characters(text)}"
+        if rows:
+            sizes += f";--tb-display-rows:{rows:.2f}"
+        return f'<p style="{sizes}">{inner}</p>'
 
-    return MAIN.sub(lambda main: PARAGRAPH.sub(size, main.group(0)), page)
+    def sized(main: re.Match) -> str:
+        text = main.group(0)
+        opening = FIRST_SECTION.search(text)
+        if opening is None:
+            return text  # a page without sections is all opening
+        start = opening.start()
+        return text[:start] + PARAGRAPH.sub(size, text[start:])
+
+    return MAIN.sub(sized, page)

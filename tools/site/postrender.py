@@ -76,7 +76,11 @@ import search_text  # noqa: E402
 # A table of the text (not a code cell's line-number table, which has none
 # here): Quarto writes `<table class="caption-top table">` and the like.
 TABLE = re.compile(r'<table( class="[^"]*table[^"]*")>')
-IMAGE = re.compile(r'<img src="([^":]+\.png)"(?! width=)')
+IMAGE = re.compile(r'<img src="([^":]+\.(?:png|svg))"(?! width=)')
+# An SVG's own size, on its root element: a length in pt or px.
+SVG_SIZE = re.compile(
+    r'<svg\b[^>]*?\bwidth="([\d.]+)(pt|px)?"[^>]*?\bheight="([\d.]+)(pt|px)?"'
+)
 CODE_LINE_ANCHOR = re.compile(
     r'<a href="#cb\d+-\d+" aria-hidden="true" tabindex="-1"></a>'
 )
@@ -249,18 +253,27 @@ def focusable_tables(page: str) -> str:
     return TABLE.sub(r'<table tabindex="0"\1>', page)
 
 
-def png_size(path: Path) -> tuple[int, int] | None:
-    """Width and height of a PNG file, from its header."""
+def image_size(path: Path) -> tuple[int, int] | None:
+    """Width and height in CSS pixels of a PNG file (from its header) or
+    an SVG file (from its root element: 1 pt is 4/3 px)."""
     try:
         with path.open("rb") as file:
-            header = file.read(24)
+            header = file.read(2048)
     except OSError:
         return None
-    if header[:8] != b"\x89PNG\r\n\x1a\n":
+    if header[:8] == b"\x89PNG\r\n\x1a\n":
+        return (
+            int.from_bytes(header[16:20], "big"),
+            int.from_bytes(header[20:24], "big"),
+        )
+    found = SVG_SIZE.search(header.decode("utf-8", "replace"))
+    if found is None:
         return None
+    width, width_unit, height, height_unit = found.groups()
+    scale = {"pt": 4 / 3, "px": 1, None: 1}
     return (
-        int.from_bytes(header[16:20], "big"),
-        int.from_bytes(header[20:24], "big"),
+        round(float(width) * scale[width_unit]),
+        round(float(height) * scale[height_unit]),
     )
 
 
@@ -277,7 +290,7 @@ def sized_lazy_images(page: str, folder: Path) -> str:
     def replace(match: re.Match) -> str:
         nonlocal seen
         seen += 1
-        size = png_size(folder / html.unescape(match.group(1)))
+        size = image_size(folder / html.unescape(match.group(1)))
         if size is None:
             return match.group(0)
         eager = seen == 1 and (opening < 0 or match.start() < opening)
@@ -292,7 +305,7 @@ def finish(page: str, anchor_font: str | None = None) -> str:
     page = CODE_LINE_ANCHOR.sub("", PAGINATION_LABEL.sub(r"\1", page))
     page = dom.single_code_wrappers(focusable_tables(page))
     page = focusable_code(page)
-    page = dom.sized_paragraphs(dom.sized_code_blocks(page))
+    page = dom.sized_code_blocks(page)
     page = dom.prebuilt_anchors(page, anchor_font)
     page = lazy.lazy_scripts(defer_head_scripts(lazy_ojs(page)))
     page = phone_contents.phone_contents(scheme_media(page))
@@ -331,7 +344,8 @@ def main(argv: list[str], environ: Mapping[str, str] = os.environ) -> int:
         drawing,
     )
     for path, page in finished.items():
-        page = lazy.preload_maths_fonts(page)
+        # Sized as drawn: a formula's TeX is longer than what it shows.
+        page = dom.sized_paragraphs(lazy.preload_maths_fonts(page))
         if page != pages[path]:
             path.write_text(page, encoding="utf-8")
     search_text.rewrite_index(Path(site))

@@ -26,8 +26,11 @@
 //   layout      nothing asks a reader to scroll sideways that need not: on
 //               a phone the page and its opened chapters' menu fit the
 //               screen; on a desktop every printed output fits its column;
-//               and on a phone a link from another page lands its target
-//               below the fixed header;
+//               on a phone a link from another page lands its target
+//               below the fixed header; and nothing moves under the
+//               reader: at both widths every block laid out only near the
+//               screen stands in at about its height (within a row on the
+//               first screen, else two rows or a sixth);
 //   hosts       loading the page requests nothing from another host;
 //   lighthouse  every page but 404.html scores at least the floors above
 //               (Lighthouse's default mobile profile, simulated throttling;
@@ -40,8 +43,8 @@
 
 // Its parts are the modules beside this file, one concern each: options
 // (the command line), site (its files), server, chromium, visit (a page in
-// the browser), axe, fields, figures, layout, landing, links, lighthouse
-// and report.
+// the browser), axe, fields, figures, layout, placeholders, landing,
+// links, lighthouse and report.
 
 import fs from "node:fs";
 import { createRequire } from "node:module";

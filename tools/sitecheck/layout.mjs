@@ -1,6 +1,9 @@
 // What a reader would have to scroll sideways to read: a page, or its
 // chapters' menu, wider than a phone's screen, and a printed output wider
-// than a desktop's column; and code hidden behind a copy button.
+// than a desktop's column; and code hidden behind a copy button. At both
+// widths, too, what moves the page under its reader (placeholders.mjs).
+
+import { placeholderProblems } from "./placeholders.mjs";
 
 export const PHONE = {
   width: 412,
@@ -15,13 +18,16 @@ export async function layoutProblems(browser, url) {
   const page = await browser.newPage();
   const problems = [];
   try {
-    for (const [view, check] of [
-      [PHONE, phoneProblems],
-      [DESKTOP, desktopProblems],
+    for (const [name, view, check] of [
+      ["phone", PHONE, phoneProblems],
+      ["desktop", DESKTOP, desktopProblems],
     ]) {
       await page.setViewport(view);
       await page.goto(url, { waitUntil: "load", timeout: 60000 });
       problems.push(...(await page.evaluate(check, view.width)));
+      // Afresh: the phone's check opened a menu.
+      await page.goto(url, { waitUntil: "load", timeout: 60000 });
+      problems.push(...(await placeholderProblems(page, name)));
     }
   } finally {
     await page.close().catch(() => {});
