@@ -39,3 +39,18 @@ def test_rewrite_replaces_only_the_link_blocks():
     assert "prose-numbers:\n  - {text: '1', cell: a}\n" in new
     assert new.endswith("---\n\n# Body\n")
     assert links.rewrite(new, {"other-links": [{"text": "new"}]}) == new
+
+
+def test_site_url_is_where_the_workflow_publishes_the_site():
+    # Quarto writes site-url into 404.html (its links must work from any
+    # folder) and the notebooks link the website there: it is the GitHub
+    # Pages address of repo-url, where the deploy workflow publishes.
+    config = qmd.load_yaml((ROOT / "_quarto.yml").read_text("utf-8"))
+    owner, _, name = (
+        links.repo_url(ROOT).removeprefix("https://github.com/").partition("/")
+    )
+    pages = f"https://{owner.lower()}.github.io/{name}/"
+    assert config["book"]["site-url"] == pages, (
+        "_quarto.yml: book: site-url is not the GitHub Pages address of "
+        f"book: repo-url, {pages}"
+    )

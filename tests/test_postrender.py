@@ -104,6 +104,19 @@ def test_only_wide_outputs_become_focusable(width, focusable):
     assert ('<pre tabindex="0"' in finished) is focusable
 
 
+def test_a_floating_colour_toggle_gets_a_name():
+    script = (
+        "<script>const a = window.document.createElement('a');\n"
+        "      a.classList.add('top-right');\n</script>"
+    )
+    finished = postrender.finish(page(script))
+    assert (
+        "a.classList.add('top-right');\n"
+        '      a.title = "Toggle dark mode";\n</script>'
+    ) in finished
+    assert postrender.finish(finished) == finished
+
+
 def test_pagination_links_lose_their_partial_label():
     link = (
         '<a href="b.html" class="pagination-link" aria-label="Bee">'
@@ -316,6 +329,12 @@ def test_empty_code_line_links_are_removed():
         ),
         (r"\underbrace{4D^2}_{\text{attention}} + 4D", "4D^2 + 4D"),
         (r"P = 4D \tag{4.1}", "P = 4D "),
+        (
+            r"\begin{aligned} H &= X, \\ P = {} & 4D \end{aligned} \tag{2.1}",
+            "H = X, P = 4D ",
+        ),
+        # An ampersand outside an equation of several lines stays.
+        (r"a & b", "a & b"),
         # Printed code keeps its backslashes.
         (r'print("a\nb", r"\d+")', r'print("a\nb", r"\d+")'),
     ],

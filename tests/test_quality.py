@@ -449,6 +449,30 @@ PLANTED = {
         'on a phone code runs beneath a see-through copy button: "x = '
         "'a line of code far wider than t",
     ),
+    "equation-wider-than-a-phone": (
+        "chapters/one.html",
+        "</main>",
+        '<span class="katex-display" style="display: block; overflow-x: '
+        'auto"><span style="display: inline-block; width: 900px">'
+        "<annotation>X + F(X)</annotation></span></span></main>",
+        'on a phone an equation scrolls sideways: "X + F(X)"',
+    ),
+    # Built by a script, as an explorer builds its tables: parsed HTML
+    # would move the <span> out of the table.
+    "cells-out-of-their-columns": (
+        "chapters/one.html",
+        "</main>",
+        "<table><caption>Costs</caption><thead><tr><th>what</th><th>one</th>"
+        '<th>all</th></tr></thead><tbody><tr id="kv"><th>cache</th></tr>'
+        "</tbody></table><script>"
+        'const cells = document.createElement("span");'
+        'cells.append(document.createElement("td"), '
+        'document.createElement("td"));'
+        'document.getElementById("kv").append(cells);'
+        "</script></main>",
+        'the table "Costs" has a row holding a <span> among its cells: '
+        '"cache"',
+    ),
     # A block laid out only near the screen, guessed far shorter than it
     # is (the book's guesses are written by postrender.py).
     "guess-off-on-the-first-screen": (

@@ -254,25 +254,34 @@ def display(height: str) -> str:
         '<span class="math display"><span class="katex-display">'
         '<span class="katex"><span class="katex-html">'
         f'<span class="katex-strut" style="height:{height}em;"></span>'
-        "<span>y=1</span><span>(1.1)</span></span></span></span></span>"
+        '<span>y=1</span><span class="katex-tag">(1.1)</span>'
+        "</span></span></span></span>"
     )
 
 
 @pytest.mark.parametrize(
-    "height, rows",
+    "height, wide, phone",
     [
-        ("1.0", 1.34 + 1.33),  # one line: never shorter than 1.34 rows
-        ("3.1304", 0.81 * 3.1304 + 0.33 + 1.33),  # a fraction of a sum
+        # One line: never shorter than 1.34 rows (1.21 on a phone).
+        ("1.0", 1.34 + 1.33, 1.21 + 1.33 + 0.88),
+        # A fraction of a sum; on a phone its number has a line below it.
+        ("3.1304", 0.81 * 3.1304 + 1.66, 0.74 * 3.1304 + 1.66 + 0.88),
     ],
 )
-def test_a_display_equation_counts_its_rows_not_its_characters(height, rows):
+def test_a_display_equation_counts_its_rows_not_its_characters(
+    height, wide, phone
+):
     paragraph = f"<p>Hence {display(height)} so.</p>"
     finished = dom.sized_paragraphs(f"<main>{SECTION}{paragraph}</main>")
     # "Hence so.": the equation is not counted as text.
-    assert f'<p style="--tb-chars:9;--tb-display-rows:{rows:.2f}">' in finished
+    sizes = (
+        f"--tb-chars:9;--tb-display-rows:{wide:.2f};"
+        f"--tb-phone-display-rows:{phone:.2f}"
+    )
+    assert f'<p style="{sizes}">' in finished
     assert text_of(finished) == text_of(f"<main>{SECTION}{paragraph}</main>")
-    two = f"<p>{display('1.0')}{display('1.0')}</p>"
-    assert f"--tb-display-rows:{2 * (1.34 + 1.33):.2f}" in (
+    two = f"<p>{display('1.0')}{display('1.0').replace('katex-tag', 'x')}</p>"
+    assert f"--tb-phone-display-rows:{2 * (1.21 + 1.33) + 0.88:.2f}" in (
         dom.sized_paragraphs(f"<main>{SECTION}{two}</main>")
     )
 
@@ -291,9 +300,13 @@ def test_the_stylesheet_sizes_skipped_paragraphs_by_their_characters():
         r"(--tb-[a-z-]+):",
         dom.sized_paragraphs(f"<main>{SECTION}<p>y {display('1')}</p></main>"),
     )
-    assert written == ["--tb-chars", "--tb-display-rows"]
+    assert written == [
+        "--tb-chars",
+        "--tb-display-rows",
+        "--tb-phone-display-rows",
+    ]
     for name in written:
-        assert f"var({name}" in rule.group(1)
+        assert f"var({name}" in scss
     # Each range of widths sets the characters a row holds.
     assert re.search(r"@media \(max-width: \$widest\)", scss)
     # Without it containment cuts off a focused link's outline.

@@ -206,38 +206,48 @@ def visible_characters(paragraph: str) -> int:
     return len(SPACES.sub(" ", text).strip())
 
 
-def display_rows(formula: str) -> float:
-    """The rows of text a display equation takes in a paragraph.
+def display_rows(formula: str) -> tuple[float, float]:
+    """The rows of text a display equation takes in a paragraph: from a
+    tablet's width up, and on a phone.
 
     Measured in Chromium on the book's equations: the formula's tallest
     strut (h em of KaTeX's type, 1.21 times the text's) makes it
     0.81 h + 0.33 rows tall (padding included), but no less than 1.34,
-    and its margins add 1.33 rows.
+    and its margins add 1.33 rows. On a phone (book.scss) its type is
+    1.1 times the text's, 0.74 h + 0.33 rows but no less than 1.21, and
+    its number takes a line of its own, 0.88 rows.
     """
     struts = [float(height) for height in STRUT_HEIGHT.findall(formula)]
-    return max(1.34, 0.81 * max(struts, default=1) + 0.33) + 1.33
+    tallest = max(struts, default=1)
+    wide = max(1.34, 0.81 * tallest + 0.33) + 1.33
+    phone = max(1.21, 0.74 * tallest + 0.33) + 1.33
+    if 'class="katex-tag"' in formula:
+        phone += 0.88
+    return wide, phone
 
 
-def without_displays(paragraph: str) -> tuple[str, float]:
+def without_displays(paragraph: str) -> tuple[str, float, float]:
     """A paragraph's HTML without its display equations, and the rows
-    they take."""
-    rows = 0.0
+    they take from a tablet's width up and on a phone."""
+    wide = phone = 0.0
     start = paragraph.find(DISPLAY_MATHS)
     while start >= 0:
         end = _element_end(paragraph, start, "span")
         if end < 0:
             break  # not as expected: counted as text
         end += len("</span>")
-        rows += display_rows(paragraph[start:end])
+        rows = display_rows(paragraph[start:end])
+        wide, phone = wide + rows[0], phone + rows[1]
         paragraph = paragraph[:start] + paragraph[end:]
         start = paragraph.find(DISPLAY_MATHS, start)
-    return paragraph, rows
+    return paragraph, wide, phone
 
 
 def sized_paragraphs(page: str) -> str:
     """Each paragraph of the main text after its opening with what it
     shows: `--tb-chars`, its visible characters but for its display
-    equations, and `--tb-display-rows`, the rows those take.
+    equations, and the rows those take, `--tb-display-rows` from a
+    tablet's width up and `--tb-phone-display-rows` on a phone.
 
     book.scss turns them into the height a paragraph takes until it is
     laid out. Run it on pages whose maths is drawn (maths.py): a formula
@@ -248,10 +258,11 @@ def sized_paragraphs(page: str) -> str:
         inner = match.group(1)
         if "<img" in inner:
             return match.group(0)
-        text, rows = without_displays(inner)
+        text, wide, phone = without_displays(inner)
         sizes = f"--tb-chars:{visible_characters(text)}"
-        if rows:
-            sizes += f";--tb-display-rows:{rows:.2f}"
+        if wide:
+            sizes += f";--tb-display-rows:{wide:.2f}"
+            sizes += f";--tb-phone-display-rows:{phone:.2f}"
         return f'<p style="{sizes}">{inner}</p>'
 
     def sized(main: re.Match) -> str:

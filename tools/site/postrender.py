@@ -76,6 +76,9 @@ import search_text  # noqa: E402
 # A table of the text (not a code cell's line-number table, which has none
 # here): Quarto writes `<table class="caption-top table">` and the like.
 TABLE = re.compile(r'<table( class="[^"]*table[^"]*")>')
+FLOATING_TOGGLE = re.compile(
+    r"(a\.classList\.add\('top-right'\);)(?!\n *a\.title = )"
+)
 IMAGE = re.compile(r'<img src="([^":]+\.(?:png|svg))"(?! width=)')
 # An SVG's own size, on its root element: a length in pt or px.
 SVG_SIZE = re.compile(
@@ -300,8 +303,18 @@ def sized_lazy_images(page: str, folder: Path) -> str:
     return IMAGE.sub(replace, page)
 
 
+def named_floating_toggle(page: str) -> str:
+    """The page with the colour-scheme toggle Quarto floats in its corner
+    (where a page has none of its own: the 404 page, which has no
+    sidebar) named as the sidebar's is; an icon alone is no name (axe:
+    link-name)."""
+    return FLOATING_TOGGLE.sub(
+        r'\1\n      a.title = "Toggle dark mode";', page
+    )
+
+
 def finish(page: str, anchor_font: str | None = None) -> str:
-    page = highlight.highlighted_code(page)
+    page = named_floating_toggle(highlight.highlighted_code(page))
     page = CODE_LINE_ANCHOR.sub("", PAGINATION_LABEL.sub(r"\1", page))
     page = dom.single_code_wrappers(focusable_tables(page))
     page = focusable_code(page)

@@ -66,6 +66,13 @@ def readable(text: str) -> str:
 
 def _one_round(text: str) -> str:
     text = re.sub(r"\\tag\{[^{}]*\}", "", text)
+    # An equation of several lines: its lines, one after the other.
+    text = re.sub(
+        r"\\begin\{(aligned|gathered)\}(.*?)\\end\{\1\}",
+        lambda m: re.sub(r"\s*(\\\\|&|\{\})\s*", " ", m.group(2)).strip(),
+        text,
+        flags=re.S,
+    )
     text = re.sub(
         r"\\mathbb" + ARGUMENT,
         lambda m: BLACKBOARD.get(m.group(1), m.group(1)),

@@ -15,17 +15,19 @@
 // PATH). Each page must pass five checks, and log no JavaScript error
 // (an uncaught exception or a console error, such as a failed request),
 // no warning of a preload it never used (a wasted download), show no
-// explorer's result for a number its reader has just cleared, and show
-// no figure as drawn, a white box, in the dark scheme (both tried on the
-// page axe scrolls through, so `--skip axe` skips them too):
+// explorer's result for a number its reader has just cleared, no table
+// row whose cells stand out of their columns, and no figure as drawn, a
+// white box, in the dark scheme (these tried on the page axe scrolls
+// through, where the explorers load, so `--skip axe` skips them too):
 //   links       every internal link, image, script and stylesheet resolves
 //               to a file of SITE, and every #anchor to an id on its page
 //               (cross-reference targets, notebook and PDF downloads);
 //   axe         axe-core finds no serious or critical violation, with the
 //               light and with the dark colour scheme;
 //   layout      nothing asks a reader to scroll sideways that need not: on
-//               a phone the page and its opened chapters' menu fit the
-//               screen; on a desktop every printed output fits its column;
+//               a phone the page, its opened chapters' menu and every
+//               equation fit the screen; on a desktop every printed output
+//               fits its column;
 //               on a phone a link from another page lands its target
 //               below the fixed header; and nothing moves under the
 //               reader: at both widths every block laid out only near the
@@ -43,8 +45,8 @@
 
 // Its parts are the modules beside this file, one concern each: options
 // (the command line), site (its files), server, chromium, visit (a page in
-// the browser), axe, fields, figures, layout, placeholders, landing,
-// links, lighthouse and report.
+// the browser), axe, fields, tables, figures, layout, placeholders,
+// landing, links, lighthouse and report.
 
 import fs from "node:fs";
 import { createRequire } from "node:module";

@@ -1,6 +1,7 @@
-// What a reader would have to scroll sideways to read: a page, or its
-// chapters' menu, wider than a phone's screen, and a printed output wider
-// than a desktop's column; and code hidden behind a copy button. At both
+// What a reader would have to scroll sideways to read: a page, its
+// chapters' menu or an equation wider than a phone's screen, and a
+// printed output wider than a desktop's column; and code hidden behind a
+// copy button. At both
 // widths, too, what moves the page under its reader (placeholders.mjs).
 
 import { placeholderProblems } from "./placeholders.mjs";
@@ -65,6 +66,19 @@ async function phoneProblems(width) {
         `on a phone code runs beneath a see-through copy button: ${text}`,
       );
       break;
+    }
+  }
+  // A displayed equation that scrolls sideways hides its end and its
+  // number from a reader who does not know to swipe; every equation of
+  // the book fits a phone (on several lines where need be).
+  for (const equation of document.querySelectorAll(".katex-display")) {
+    equation.style.contentVisibility = "visible"; // measured, not guessed
+    if (equation.scrollWidth > equation.clientWidth + 1) {
+      const tex = equation.querySelector("annotation")?.textContent ?? "";
+      problems.push(
+        `on a phone an equation scrolls sideways: ` +
+          JSON.stringify(tex.trim().replace(/\s+/g, " ").slice(0, 40)),
+      );
     }
   }
   document.querySelector(".quarto-btn-toggle")?.click();

@@ -20,13 +20,37 @@ export function htmlPages(root) {
   );
 }
 
-// A file of the site for a URL path, as GitHub Pages maps them.
+// The folder the site is published under (site-url in _quarto.yml), as
+// Quarto writes it into 404.html, whose links must work from any folder:
+// "/transformer-block/"; "/" when there is none.
+const sitePaths = new Map();
+export function sitePath(root) {
+  if (!sitePaths.has(root)) {
+    let found = "/";
+    try {
+      const page = fs.readFileSync(path.join(root, "404.html"), "utf8");
+      const meta = /<meta name="quarto:offset" content="(\/[^"]*)"/.exec(page);
+      if (meta) found = meta[1];
+    } catch {
+      // no 404 page: the site is served from the root alone
+    }
+    sitePaths.set(root, found);
+  }
+  return sitePaths.get(root);
+}
+
+// A file of the site for a URL path, as GitHub Pages maps them: from the
+// root, and from the folder the site is published under.
 export function fileFor(root, urlPath) {
   let decoded;
   try {
     decoded = decodeURIComponent(urlPath);
   } catch {
     return null;
+  }
+  const published = sitePath(root);
+  if (published !== "/" && decoded.startsWith(published)) {
+    decoded = "/" + decoded.slice(published.length);
   }
   const file = path.join(root, decoded);
   if (file !== root && !file.startsWith(root + path.sep)) return null;

@@ -1,11 +1,12 @@
 // Visiting a page in Chromium: what it requests and logs while it loads,
-// axe-core in each colour scheme, its explorers' fields, its figures in
-// the dark scheme, its links and ids.
+// axe-core in each colour scheme, its explorers' fields, its tables, its
+// figures in the dark scheme, its links and ids.
 
 import { axeProblem, axeViolations } from "./axe.mjs";
 import { staleFieldProblems } from "./fields.mjs";
 import { glaringFigures } from "./figures.mjs";
 import { pageLinks } from "./links.mjs";
+import { misalignedTableProblems } from "./tables.mjs";
 
 // One browser tab for every page: requests to other hosts are recorded
 // (and blocked, so nothing waits on them) for the page being visited.
@@ -50,6 +51,7 @@ export async function visit(tab, url, { axeSource, schemes }) {
     preloads,
     axe: {},
     staleFields: [],
+    tables: [],
     glare: [],
     status: 0,
   };
@@ -88,6 +90,7 @@ export async function visit(tab, url, { axeSource, schemes }) {
     // with --skip axe); once is enough for what they compute.
     if (scheme === schemes[0]) {
       result.staleFields = await staleFieldProblems(page);
+      result.tables = await misalignedTableProblems(page);
     }
   }
   Object.assign(result, await pageLinks(page));
@@ -120,6 +123,7 @@ export function visitProblems(page, visited, hosts) {
     }
   }
   problems.push(...visited.staleFields);
+  problems.push(...visited.tables);
   problems.push(...visited.glare);
   for (const error of new Set(visited.errors)) {
     problems.push(`JavaScript error in the console: ${error}`);
