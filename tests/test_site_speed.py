@@ -318,19 +318,26 @@ def test_the_stylesheet_sizes_skipped_paragraphs_by_their_characters():
 
 
 @pytest.mark.parametrize(
-    "line, rows",
+    "line, indent, rows",
     [
-        ("", 1),
-        ("x" * 10, 1),
-        ("x" * 10 + " " + "y" * 9, 1),  # exactly a row of 20
-        ("x" * 10 + " " + "y" * 10, 2),  # the word moves to the next row
-        ("    " + "x" * 16, 1),  # indentation counts
-        ("x" * 45, 3),  # a word longer than a row breaks inside
-        ("ab " * 10, 2),
+        ("", 8, 1),
+        ("x" * 10, 8, 1),
+        ("x" * 10 + " " + "y" * 9, 8, 1),  # exactly a row of 20
+        ("x" * 10 + " " + "y" * 10, 8, 2),  # the word moves to the next row
+        ("x" * 10 + " " + "y" * 13, 8, 3),  # 8 + 13 is more than a row
+        ("    " + "x" * 16, 8, 1),  # indentation counts
+        ("x" * 45, 0, 3),  # a word longer than a row breaks inside
+        ("x" * 45, 8, 4),  # rows after the first hold 12 of it
+        ("ab " * 10, 8, 2),
     ],
 )
-def test_wrapped_rows_of_a_line_of_code(line, rows):
-    assert dom.wrapped_rows(line, 20) == rows
+def test_wrapped_rows_of_a_line_of_code(line, indent, rows):
+    assert dom.wrapped_rows(line, 20, indent) == rows
+
+
+def test_the_stylesheet_indents_a_wrapped_line_as_counted():
+    scss = (ROOT / "tools" / "site" / "book.scss").read_text(encoding="utf-8")
+    assert f"text-indent: {dom.HANGING}ch hanging each-line;" in scss
 
 
 def test_the_stylesheet_sizes_skipped_code_by_the_counts_written():

@@ -99,6 +99,8 @@ WORD = re.compile(r"(\s*)(\S+)")
 # long line scrolls instead (book.scss). book.scss picks the count for the
 # screen.
 MIDDLE_COLUMNS = 60
+# Where a wrapped line's rest begins (book.scss: text-indent 8ch hanging).
+HANGING = 8
 
 
 def anchor_font(script: str) -> str | None:
@@ -162,20 +164,23 @@ def single_code_wrappers(page: str) -> str:
     return CODE.sub(replace, page)
 
 
-def wrapped_rows(line: str, columns: int) -> int:
+def wrapped_rows(line: str, columns: int, indent: int = HANGING) -> int:
     """The rows a line of code takes when it wraps at `columns` characters.
 
     As book.scss wraps code: at spaces, and inside a word only when the
-    word is longer than a row.
+    word is longer than what is left of a row; every row after the first
+    begins `indent` characters in (its hanging indent).
     """
-    rows, used = 1, 0
+    rows, used, start = 1, 0, 0
     for spaces, word in WORD.findall(line):
-        if used and used + len(spaces) + len(word) > columns:
-            rows, used = rows + 1, 0  # the spaces stay on the row before
+        if used > start and used + len(spaces) + len(word) > columns:
+            rows, used, start = rows + 1, indent, indent  # spaces stay
         else:
             used += len(spaces)
-        rows += (used + len(word) - 1) // columns
-        used = (used + len(word) - 1) % columns + 1
+        while used + len(word) > columns:
+            word = word[columns - used :]
+            rows, used, start = rows + 1, indent, indent
+        used += len(word)
     return rows
 
 
