@@ -329,15 +329,31 @@ def test_the_stylesheet_sizes_skipped_paragraphs_by_their_characters():
         ("x" * 45, 0, 3),  # a word longer than a row breaks inside
         ("x" * 45, 8, 4),  # rows after the first hold 12 of it
         ("ab " * 10, 8, 2),
+        # By default the rest begins 4 deeper than the line: 8 + 4.
+        ("        " + "x" * 10 + " " + "y" * 9, None, 3),
     ],
 )
 def test_wrapped_rows_of_a_line_of_code(line, indent, rows):
     assert dom.wrapped_rows(line, 20, indent) == rows
 
 
-def test_the_stylesheet_indents_a_wrapped_line_as_counted():
+def test_a_long_line_of_code_keeps_a_wrapper_for_its_hanging_indent():
+    long = "    x = " + " + ".join(["value"] * 7)  # 4 + 60 characters
+    code = (
+        '<div class="sourceCode"><pre><code class="sourceCode python">'
+        f'<span id="cb1-1">{html.escape(long)}</span>\n'
+        '<span id="cb1-2">y = 1</span></code></pre></div>'
+    )
+    finished = dom.single_code_wrappers(code)
+    hang = 4 + dom.HANGING
+    assert (
+        f'<span><span class="tb-long" style="--tb-hang:{hang}ch">'
+        f"{html.escape(long)}</span>\ny = 1</span>"
+    ) in finished
     scss = (ROOT / "tools" / "site" / "book.scss").read_text(encoding="utf-8")
-    assert f"text-indent: {dom.HANGING}ch hanging each-line;" in scss
+    rule = re.search(r"span\.tb-long \{(.*?)\}", scss, re.S)
+    assert "padding-left: var(--tb-hang);" in rule.group(1)
+    assert "text-indent: calc(-1 * var(--tb-hang));" in rule.group(1)
 
 
 def test_the_stylesheet_sizes_skipped_code_by_the_counts_written():

@@ -12,7 +12,8 @@ postrender.py applies these to every page after each render:
   (an inline block, a target for code annotations and line numbers,
   which the book does not use). A code block keeps one such wrapper for
   all its lines (book.scss gives it the same line height): a tenth of a
-  chapter page's elements, and the costliest to lay out.
+  chapter page's elements, and the costliest to lay out. A line long
+  enough to wrap keeps a wrapper of its own, for a hanging indent.
 - Code block sizes: a browser lays out a code block only when it comes
   near the screen (`content-visibility: auto` in book.scss); until then
   the block takes the height of its lines, which are counted here, as a
@@ -99,8 +100,12 @@ WORD = re.compile(r"(\s*)(\S+)")
 # long line scrolls instead (book.scss). book.scss picks the count for the
 # screen.
 MIDDLE_COLUMNS = 60
-# Where a wrapped line's rest begins (book.scss: text-indent 8ch hanging).
-HANGING = 8
+# A wrapped line's rest begins this many characters deeper than the line
+# (book.scss), as Python's continuation lines do. Only a line longer than
+# the fewest characters a row holds where code wraps (54 at 768 px) can
+# wrap, and only such a line carries its own wrapper for it.
+HANGING = 4
+LONG_LINE = 54
 
 
 def anchor_font(script: str) -> str | None:
@@ -150,13 +155,30 @@ def prebuilt_anchors(page: str, font: str | None) -> str:
     return page[:head_style] + style + page[head_style:]
 
 
+def indentation(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def hanging_line(line: str) -> str:
+    """A line of code's HTML; a long one in a wrapper that makes its
+    wrapped rest begin HANGING characters deeper than the line."""
+    text = html.unescape(TAG.sub("", line))
+    if len(text) <= LONG_LINE:
+        return line
+    hang = indentation(text) + HANGING
+    return f'<span class="tb-long" style="--tb-hang:{hang}ch">{line}</span>'
+
+
 def single_code_wrappers(page: str) -> str:
-    """Each code block's lines in one wrapper instead of one per line."""
+    """Each code block's lines in one wrapper instead of one per line (a
+    long line keeps one of its own, for its hanging indent)."""
     if 'class="code-annotation' in page:
         return page  # annotations find their lines by these ids
 
     def replace(match: re.Match) -> str:
-        lines = LINE.sub(r"\1", match.group(2))
+        lines = LINE.sub(
+            lambda line: hanging_line(line.group(1)), match.group(2)
+        )
         if LINE_START.search(lines):
             return match.group(0)  # a line not as expected: keep them all
         return f"{match.group(1)}<span>{lines}</span></code>"
@@ -164,13 +186,16 @@ def single_code_wrappers(page: str) -> str:
     return CODE.sub(replace, page)
 
 
-def wrapped_rows(line: str, columns: int, indent: int = HANGING) -> int:
+def wrapped_rows(line: str, columns: int, indent: int | None = None) -> int:
     """The rows a line of code takes when it wraps at `columns` characters.
 
     As book.scss wraps code: at spaces, and inside a word only when the
     word is longer than what is left of a row; every row after the first
-    begins `indent` characters in (its hanging indent).
+    begins `indent` characters in (its hanging indent; by default HANGING
+    more than the line's own).
     """
+    if indent is None:
+        indent = indentation(line) + HANGING
     rows, used, start = 1, 0, 0
     for spaces, word in WORD.findall(line):
         if used > start and used + len(spaces) + len(word) > columns:
