@@ -361,10 +361,16 @@ def assert_finished(text, name):
 
 # Quarto gives each cell of an executed notebook a random id.
 CELL_ID = re.compile(r'<div id="[0-9a-f]{8}" class="cell"')
+# And numbers its cells (an attribute no reader sees) one higher when it
+# reads the notebook from Jupyter's cache, as the whole book's render does
+# after a prose edit: the cached notebook's first cell, Quarto's own setup
+# cell, is dropped without renumbering the rest (notebook.py in Quarto).
+EXECUTION_COUNT = re.compile(r' data-execution_count="\d+"')
 
 
 def executed_page(page: Path) -> str:
-    return CELL_ID.sub('<div class="cell"', page.read_text(encoding="utf-8"))
+    text = CELL_ID.sub('<div class="cell"', page.read_text(encoding="utf-8"))
+    return EXECUTION_COUNT.sub("", text)
 
 
 @needs_quarto
