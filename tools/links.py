@@ -33,6 +33,12 @@ def site_url(root: Path) -> str:
     site = config["book"].get("site-url")
     if site:
         return site.rstrip("/") + "/"
+    return pages_url(root)
+
+
+def pages_url(root: Path) -> str:
+    """The GitHub Pages address of `book: repo-url`: github.com/ORG/REPO
+    is published at ORG.github.io/REPO/."""
     owner, _, name = (
         repo_url(root).removeprefix("https://github.com/").partition("/")
     )

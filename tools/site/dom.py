@@ -86,11 +86,9 @@ DISPLAY_MATHS = '<span class="math display">'
 # KaTeX's struts: each line of a formula holds one, as tall as the line.
 STRUT_HEIGHT = re.compile(r'class="katex-strut" style="height:([\d.]+)em')
 SPAN_TAG = re.compile(r"<span\b|</span>")
-# KaTeX's struts: zero-width spaces, which take no room on a row.
+# The zero-width spaces KaTeX writes into its formulas: no room on a row.
 ZERO_WIDTH = "\u200b"
 MAIN = re.compile(r"<main\b.*?</main>", re.S)
-# Where a page's opening ends: its first section heading.
-FIRST_SECTION = re.compile(r"<h2\b")
 SPACES = re.compile(r"\s+")
 WORD = re.compile(r"(\s*)(\S+)")
 # How many characters of code fit on a row (measured in Chromium): 54 to 71
@@ -229,6 +227,13 @@ def sized_code_blocks(page: str) -> str:
     return CODE_BLOCK.sub(replace, page)
 
 
+def opening_end(page: str) -> int:
+    """Where a page's opening ends: its first section heading after the
+    start of its main text (-1 without one). The opening may be on the
+    first screen."""
+    return page.find("<h2", max(page.find("<main"), 0))
+
+
 def visible_characters(paragraph: str) -> int:
     """How many characters a paragraph's HTML shows (its maths as drawn)."""
     text = html.unescape(TAG.sub("", HIDDEN_MATHS.sub("", paragraph)))
@@ -297,10 +302,9 @@ def sized_paragraphs(page: str) -> str:
 
     def sized(main: re.Match) -> str:
         text = main.group(0)
-        opening = FIRST_SECTION.search(text)
-        if opening is None:
+        start = opening_end(text)
+        if start < 0:
             return text  # a page without sections is all opening
-        start = opening.start()
         return text[:start] + PARAGRAPH.sub(size, text[start:])
 
     return MAIN.sub(sized, page)

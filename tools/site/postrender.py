@@ -288,7 +288,7 @@ def sized_lazy_images(page: str, folder: Path) -> str:
     first screen); further down, it would only slow the first screen.
     """
     seen = 0
-    opening = page.find("<h2", max(page.find("<main"), 0))
+    opening = dom.opening_end(page)
 
     def replace(match: re.Match) -> str:
         nonlocal seen
