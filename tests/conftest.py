@@ -16,17 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from tools.source.book import ONE_THREAD
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-
-# `pytest` run directly with a package missing from requirements.txt: name
-# it and say how to install it, not an ImportError deep inside a test.
-import check_env  # noqa: E402
-
-if check_env.main([]) != 0:
-    raise SystemExit(4)
-
-import suite_kernels  # noqa: E402
 
 # pytester runs pytest inside a test (tests/test_checker.py).
 pytest_plugins = ["pytester"]
@@ -36,12 +28,7 @@ collect_ignore = ["sitecheck_fixture"]
 
 # Kernels started by nbval inherit these: one thread keeps float reductions
 # in the order used when the notebooks were generated.
-os.environ["OMP_NUM_THREADS"] = "1"
-os.environ["MKL_NUM_THREADS"] = "1"
-# The renders tests make end their kernel servers with them: a server left
-# for the next render (tools/warm_server.py) would outlive the test, torch
-# imported. The tests of such servers ask for them.
-os.environ["BOOK_WARM_KERNEL_IDLE"] = "0"
+os.environ.update(ONE_THREAD)
 
 
 def pytest_configure(config):
@@ -52,7 +39,6 @@ def pytest_configure(config):
     # main process: xdist workers (with `workerinput`) start after it.
     if not hasattr(config, "workerinput"):
         import matplotlib.font_manager  # noqa: F401
-    suite_kernels.configure(config)
 
 
 # Jupyter picks a kernel's five ports by binding to port 0 and letting go,
@@ -269,7 +255,7 @@ def _named_paths(config) -> set[str]:
 
 @functools.cache
 def _graded_chapters() -> tuple[str, ...]:
-    import assignments
+    from tools import assignments
 
     return tuple(assignments.graded_chapters())
 
@@ -302,7 +288,8 @@ def _chapter_namespace(name: str, skip: tuple[str, ...] = ()) -> dict:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import nbformat
-    import qmd
+
+    from tools.source import qmd
 
     notebook = nbformat.read(
         ROOT / "notebooks" / "instructor" / f"{name}.ipynb", 4

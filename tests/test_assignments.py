@@ -12,12 +12,12 @@ from datetime import datetime
 from pathlib import Path
 from unittest import mock
 
-import leaks
 import nbformat
 import pytest
 from conftest import ROOT, copy_book
 
-import assignments
+from tools import assignments
+from tools.check import leaks
 
 GRADED = assignments.graded_chapters()
 
@@ -66,7 +66,7 @@ def test_a_planted_solution_line_is_found(tmp_path):
 
 
 def test_the_books_answer_check_covers_the_assignments(tmp_path):
-    import nbcheck
+    from tools.check import notebooks as nbcheck
 
     book = copy_book(tmp_path / "book")
     (book / "assignments").mkdir()
@@ -221,7 +221,7 @@ def test_grading_says_what_is_missing(tmp_path, monkeypatch):
     monkeypatch.setattr(assignments, "BUNDLES", tmp_path)
     submission = tmp_path / "a.ipynb"
     submission.write_text("{}", encoding="utf-8")
-    with pytest.raises(SystemExit, match="tools/assignments.py build mech"):
+    with pytest.raises(SystemExit, match="tools.assignments build mech"):
         assignments.grade("mechanics", [submission])
     with pytest.raises(SystemExit, match="no chapter 'mechanic'"):
         assignments.grade("mechanic", [submission])

@@ -1,10 +1,11 @@
-"""Every check of tools/bookcheck.py passes on the book as it stands."""
+"""Every check of tools/check/all.py passes on the book as it stands."""
 
-import bookcheck
-import bookfiles
 import pytest
-import qmdcheck
 from conftest import ROOT
+
+from tools.check import all as bookcheck
+from tools.check import lint as qmdcheck
+from tools.source import book as bookfiles
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,11 @@ asserts that the matching check reports it with the file's name.
 import base64
 
 import nbformat
-import outputcheck
 import pytest
-import qmdcheck
 from conftest import ROOT, copy_book
+
+from tools.check import lint as qmdcheck
+from tools.check import outputs as outputcheck
 
 CHAPTER = "chapters/intuition.qmd"
 
@@ -83,7 +84,7 @@ def test_chapter_edited_without_regenerating_is_reported(book):
     append(book, CHAPTER, "\nA sentence added after the last regeneration.\n")
     problems = outputcheck.check_notebooks_in_sync(book)
     assert named(problems, "notebooks/intuition.ipynb")
-    assert named(problems, "python tools/regenerate.py intuition")
+    assert named(problems, "python -m tools.regenerate intuition")
 
 
 def test_folded_cell_shown_in_jupyter_is_reported(book):

@@ -3,7 +3,9 @@ them, Markdown as the website reads (tests/test_nbmarkdown.py has more)."""
 
 import nbformat
 import pytest
-import qmd
+
+from tools.export import notebook as convert
+from tools.source import qmd
 
 SOURCE = """---
 title: "A chapter"
@@ -70,7 +72,7 @@ def test_cells_are_those_nbformat_makes(chapter):
         "markdown": nbformat.v4.new_markdown_cell,
         "code": nbformat.v4.new_code_cell,
     }
-    notebook = qmd.to_notebook(chapter, "instructor")
+    notebook = convert.to_notebook(chapter, "instructor")
     nbformat.validate(notebook)
     assert {cell.cell_type for cell in notebook.cells} == set(make)
     for cell in notebook.cells:
@@ -80,14 +82,14 @@ def test_cells_are_those_nbformat_makes(chapter):
 
 
 def test_front_matter_reaches_no_cell(chapter):
-    cells = qmd.to_notebook(chapter, "instructor").cells
+    cells = convert.to_notebook(chapter, "instructor").cells
     assert all(cell.cell_type != "raw" for cell in cells)
     text = "\n".join(cell.source for cell in cells)
     assert "title:" not in text and "jupyter:" not in text
 
 
 def test_first_cell_is_the_title_with_links(chapter):
-    title = qmd.to_notebook(chapter, "student").cells[0]
+    title = convert.to_notebook(chapter, "student").cells[0]
     lines = title.source.split("\n")
     assert lines[0] == "# 1 A chapter"
     assert "https://org.github.io/repo/a.html" in title.source
@@ -96,7 +98,7 @@ def test_first_cell_is_the_title_with_links(chapter):
 
 
 def test_only_python_chunks_become_code_cells_options_first(chapter):
-    cells = qmd.to_notebook(chapter, "instructor").cells
+    cells = convert.to_notebook(chapter, "instructor").cells
     code = [c.source for c in cells if c.cell_type == "code"]
     assert code[0] == "#| label: first\n#| echo: true\nx = 1\nprint(x)"
     assert len(code) == 2
@@ -145,7 +147,7 @@ def test_an_exercise_done_in_code_gets_a_cell_to_work_in(tmp_path):
     path = tmp_path / "b.qmd"
     path.write_text(EXERCISES, encoding="utf-8")
     for edition in qmd.EDITIONS:
-        cells = qmd.to_notebook(qmd.parse(path), edition).cells
+        cells = convert.to_notebook(qmd.parse(path), edition).cells
         code = [c.source for c in cells if c.cell_type == "code"]
         # The Compute exercise gets one, before any solution; the Explain
         # one is written, and the Implement one has its starter.
@@ -157,18 +159,18 @@ def test_an_exercise_done_in_code_gets_a_cell_to_work_in(tmp_path):
 
 
 def test_markdown_between_code_cells_is_one_cell(chapter):
-    cells = qmd.to_notebook(chapter, "student").cells
+    cells = convert.to_notebook(chapter, "student").cells
     assert cells[0].cell_type == "markdown"
-    assert cells[0].source.endswith("seconds.\n\nSome prose.")
+    assert cells[0].source.endswith("LICENSE-CODE).\n\nSome prose.")
     assert cells[1].cell_type == "code"
 
 
 def test_student_edition_drops_solutions_and_their_code(chapter):
-    student = qmd.to_notebook(chapter, "student")
+    student = convert.to_notebook(chapter, "student")
     text = "\n".join(c.source for c in student.cells)
     assert "secret" not in text and "solution_value" not in text
     assert "An exercise" in text and "Closing prose." in text
-    instructor = qmd.to_notebook(chapter, "instructor")
+    instructor = convert.to_notebook(chapter, "instructor")
     text = "\n".join(c.source for c in instructor.cells)
     assert "secret" in text and "solution_value = 42" in text
 
@@ -178,8 +180,8 @@ def test_chunk_options_are_parsed(chapter):
 
 
 def test_cell_ids_are_stable(chapter):
-    first = qmd.to_notebook(chapter, "student")
-    second = qmd.to_notebook(chapter, "student")
+    first = convert.to_notebook(chapter, "student")
+    second = convert.to_notebook(chapter, "student")
     assert [c.id for c in first.cells] == [c.id for c in second.cells]
 
 
@@ -213,7 +215,7 @@ def test_website_only_divs_are_left_out(tmp_path, edition):
         "```{ojs}\n:::\n```\n\n:::\n\nAfter.\n",
         encoding="utf-8",
     )
-    cells = qmd.to_notebook(qmd.parse(path), edition).cells
+    cells = convert.to_notebook(qmd.parse(path), edition).cells
     assert [c.source for c in cells] == ["Before.\n\nAfter."]
 
 
@@ -225,7 +227,7 @@ def test_a_folded_cell_is_collapsed_in_jupyter(tmp_path):
     folded = "```{python}\n#| label: helper\n#| code-fold: true\nx = 1\n```"
     shown = "```{python}\n#| label: shown\n#| code-fold: false\ny = 2\n```"
     path.write_text(f"# A\n\n{folded}\n\n{shown}\n", encoding="utf-8")
-    notebook = qmd.to_notebook(qmd.parse(path), "student")
+    notebook = convert.to_notebook(qmd.parse(path), "student")
     nbformat.validate(notebook)
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     assert [cell.metadata for cell in code] == [

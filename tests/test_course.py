@@ -2,12 +2,12 @@
 
 import re
 
-import bookfiles
 import pytest
-import qmd
 from conftest import ROOT
 
-import assignments
+from tools import assignments
+from tools.source import book as bookfiles
+from tools.source import qmd
 
 COURSE = ROOT / "chapters" / "course.qmd"
 EXERCISE = re.compile(

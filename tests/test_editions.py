@@ -4,14 +4,16 @@ The checks themselves run in test_book.py; these tests plant leaks in a
 copy of the book and show that each check catches them.
 """
 
-import bookfiles
-import nbcheck
 import nbformat
-import outputcheck
 import pytest
-import qmd
-import qmdcheck
 from conftest import copy_book
+
+from tools.check import lint as qmdcheck
+from tools.check import notebooks as nbcheck
+from tools.check import outputs as outputcheck
+from tools.export import notebook as convert
+from tools.source import book as bookfiles
+from tools.source import qmd
 
 CHAPTER = "chapters/intuition.qmd"
 NOTEBOOK = "intuition.ipynb"
@@ -79,7 +81,7 @@ def test_student_notebook_with_solutions_is_reported(book):
     append(book, EXERCISE + SOLUTION)
     parsed = qmd.parse(book / CHAPTER)
     student = book / "notebooks" / "intuition.ipynb"
-    instructor = qmd.to_notebook(parsed, "instructor")
+    instructor = convert.to_notebook(parsed, "instructor")
     nbformat.write(instructor, book / "notebooks" / "instructor" / NOTEBOOK)
     # A regenerate command that ignored editions would write this.
     nbformat.write(instructor, student)
@@ -92,9 +94,9 @@ def test_student_notebook_without_solutions_passes(book):
     append(book, EXERCISE + SOLUTION)
     parsed = qmd.parse(book / CHAPTER)
     student = book / "notebooks" / "intuition.ipynb"
-    instructor = qmd.to_notebook(parsed, "instructor")
+    instructor = convert.to_notebook(parsed, "instructor")
     nbformat.write(instructor, book / "notebooks" / "instructor" / NOTEBOOK)
-    nbformat.write(qmd.to_notebook(parsed, "student"), student)
+    nbformat.write(convert.to_notebook(parsed, "student"), student)
     assert not nbcheck.check_no_answers_for_students(book)
 
 
@@ -119,12 +121,12 @@ def test_closing_fences_in_both_editions_are_told_apart(book):
     )
     append(book, public + "\n```{python}\ny = 2\n```\n" + solution)
     parsed = qmd.parse(book / CHAPTER)
-    cells = qmd.edition_cells(parsed)
+    cells = convert.edition_cells(parsed)
     assert not [cell for cell, _ in cells if cell.source.strip() == ":::"]
     assert [
         secret for cell, secret in cells if "solution_fenced" in cell.source
     ] == [True]
     for edition in qmd.EDITIONS:
         path = bookfiles.notebook_path(book, "intuition", edition)
-        nbformat.write(qmd.to_notebook(parsed, edition), path)
+        nbformat.write(convert.to_notebook(parsed, edition), path)
     assert not outputcheck.check_editions_agree(book)

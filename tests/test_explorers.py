@@ -25,8 +25,9 @@ import subprocess
 from dataclasses import astuple, dataclass
 
 import pytest
-import qmd
 from conftest import ROOT, LazyModule
+
+from tools.source import qmd
 
 torch = LazyModule("torch")
 nn = LazyModule("torch.nn")

@@ -1,7 +1,8 @@
 """Exported figures are print quality and byte-identical on every run."""
 
-import figure_export
 import pytest
+
+from tools.export import figures as figure_export
 
 pytestmark = pytest.mark.heavy_imports
 

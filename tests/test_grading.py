@@ -37,7 +37,7 @@ import pytest
 from conftest import DEMONSTRATIONS, ROOT
 from nbval import plugin
 
-import assignments
+from tools import assignments
 
 GRADED = assignments.graded_chapters()
 PLANTS = Path(__file__).resolve().parent / "plants"
@@ -127,7 +127,7 @@ def shared_prefix_trimmed(name: str, instructor) -> list:
     and the demonstrations that come before its first instructor-only cell.
 
     Up to that cell both editions are the same cells in the same order
-    (tools/outputcheck.py, check_editions_agree, outputs included), and the
+    (tools/check/outputs.py, check_editions_agree, outputs included), and the
     untouched run executes and compares every one of them; these draw or
     measure for the text only (conftest.DEMONSTRATIONS), and no later cell
     uses their results: one that did would raise a NameError here, or draw
@@ -275,7 +275,7 @@ def test_student_assignment_is_what_otter_assign_writes(run):
     built = [(c.cell_type, c.source) for c in student.cells]
     assert [(c.cell_type, c.source) for c in committed.cells] == built, (
         f"assignments/{name}.ipynb is stale: run "
-        f".venv/bin/python tools/regenerate.py {name}"
+        f".venv/bin/python -m tools.regenerate {name}"
     )
 
 

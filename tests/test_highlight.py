@@ -7,13 +7,8 @@ render tests check every page of a real render (tests/test_render.py).
 from __future__ import annotations
 
 import re
-import sys
 
-from conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "tools" / "site"))
-import highlight  # noqa: E402
-import postrender  # noqa: E402
+from tools.site import highlight, postrender
 
 # What Pandoc writes for a folded cell's code and a hidden OJS cell with
 # `--syntax-highlighting=none`.

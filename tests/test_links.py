@@ -1,10 +1,10 @@
 """Every chapter page links its notebook (download, Colab) and source."""
 
-import bookfiles
-import links
 import pytest
-import qmd
 from conftest import ROOT
+
+from tools.source import book as bookfiles
+from tools.source import links, qmd
 
 CHAPTERS = bookfiles.notebook_chapters(ROOT)
 
@@ -51,3 +51,16 @@ def test_site_url_is_where_the_workflow_publishes_the_site():
         "_quarto.yml: book: site-url is not the GitHub Pages address of "
         f"book: repo-url, {pages}"
     )
+
+
+def test_every_page_names_both_licences_in_the_repository():
+    config = bookfiles.quarto_config(ROOT)
+    footer = config["format"]["html"]["page-footer"]["center"]
+    repo = links.repo_url(ROOT)
+    hrefs = [item["href"] for item in footer]
+    assert hrefs == [f"{repo}/blob/main/{f}" for f in LICENCES], hrefs
+    for name in LICENCES:
+        assert (ROOT / name).is_file(), f"{name} is missing"
+
+
+LICENCES = ("LICENSE", "LICENSE-CODE")

@@ -1,15 +1,18 @@
-"""What learners receive: no Quarto syntax, no answers (tools/nbcheck.py).
+"""What learners receive: no Quarto syntax, no answers
+(tools/check/notebooks.py).
 
 The book passes both checks (test_book.py); here each is shown to fail on
 a planted leak in a copy of the book, naming the file.
 """
 
-import bookfiles
-import nbcheck
 import nbformat
 import pytest
-import qmd
 from conftest import copy_book
+
+from tools.check import notebooks as nbcheck
+from tools.export import notebook as convert
+from tools.source import book as bookfiles
+from tools.source import qmd
 
 CHAPTER = "intuition"
 
@@ -121,7 +124,7 @@ def test_an_answer_in_an_output_or_metadata_is_reported(book):
 def test_a_solution_cell_in_a_student_notebook_is_reported(book):
     _, instructor = notebook(book, "instructor")
     parsed = qmd.parse(book / "chapters" / f"{CHAPTER}.qmd")
-    flags = [secret for _, secret in qmd.edition_cells(parsed)]
+    flags = [secret for _, secret in convert.edition_cells(parsed)]
     solution = next(
         c
         for c, secret in zip(instructor.cells, flags, strict=True)

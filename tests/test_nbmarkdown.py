@@ -1,13 +1,13 @@
-"""Quarto Markdown becomes what the website shows (tools/nbmarkdown.py),
-numbered as Quarto numbers the book (tools/booknumbers.py), with citations
-as pandoc's Chicago author-date style prints them (tools/bibtex.py)."""
+"""Quarto Markdown becomes what the website shows (tools/export/markdown.py),
+numbered as Quarto numbers the book (tools/source/numbers.py), with citations
+as pandoc's Chicago author-date style prints them (tools/source/bibtex.py)."""
 
-import bibtex
-import booknumbers
-import links
 import pytest
-import qmd
 from conftest import ROOT
+
+from tools.export import notebook as convert
+from tools.source import bibtex, links, qmd
+from tools.source import numbers as booknumbers
 
 SITE = "https://org.github.io/repo/"
 CONFIG = """book:
@@ -177,9 +177,10 @@ def cells(book, name="one", edition="instructor"):
     parsed = qmd.parse(book / "chapters" / f"{name}.qmd")
     if edition == "both":
         return [
-            (c.cell_type, c.source, s) for c, s in qmd.edition_cells(parsed)
+            (c.cell_type, c.source, s)
+            for c, s in convert.edition_cells(parsed)
         ]
-    return [c.source for c in qmd.to_notebook(parsed, edition).cells]
+    return [c.source for c in convert.to_notebook(parsed, edition).cells]
 
 
 def markdown(book, edition="instructor"):
@@ -278,7 +279,7 @@ def test_first_cell_is_the_title_and_front_matter_is_gone(book):
 
 
 def test_title_names_the_torch_the_outputs_were_recorded_with(tmp_path):
-    import nbmarkdown
+    from tools.export import markdown as nbmarkdown
 
     assert nbmarkdown.needs(tmp_path) == nbmarkdown.NEEDS
     (tmp_path / "requirements.txt").write_text("numpy\ntorch==9.8.1\n")
@@ -414,7 +415,7 @@ def test_a_chapter_not_yet_in_the_book_still_converts(book):
         ONE.replace("{#sec-one}", "{#sec-new}").replace("-a}", "-n}"),
         encoding="utf-8",
     )
-    notebook = qmd.to_notebook(qmd.parse(path), "student")
+    notebook = convert.to_notebook(qmd.parse(path), "student")
     text = "\n".join(cell.source for cell in notebook.cells)
     assert "$$\ny = x\n$$" in text
     assert "**Exercise** First task" in text

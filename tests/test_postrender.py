@@ -9,15 +9,11 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import sys
 
 import pytest
 from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "tools" / "site"))
-import maths  # noqa: E402
-import postrender  # noqa: E402
-import search_text  # noqa: E402
+from tools.site import maths, postrender, search_text
 
 RUNTIME = "../site_libs/quarto-ojs/quarto-ojs-runtime.js"
 HEAD = """<html><head>

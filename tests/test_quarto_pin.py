@@ -225,7 +225,7 @@ def test_book_render_0_hides_quarto_from_the_tests(monkeypatch, tmp_path):
         monkeypatch.setenv(name, os.environ.get(name, ""))
         if not os.environ[name]:
             monkeypatch.delenv(name)
-    import benchmark
+    from tools import benchmark
 
     fake = tmp_path / "quarto"
     fake.write_text("#!/bin/sh\n")
@@ -235,5 +235,5 @@ def test_book_render_0_hides_quarto_from_the_tests(monkeypatch, tmp_path):
     assert conftest.quarto() == str(fake)
     monkeypatch.setenv("BOOK_RENDER", "0")
     assert conftest.quarto() is None
-    assert benchmark.SUITE_ENVIRONMENT["BOOK_RENDER"] == "0"
-    assert benchmark.SUITE_ENVIRONMENT["BOOK_SITECHECK"] == "0"
+    assert benchmark.SUITE["BOOK_RENDER"] == "0"
+    assert benchmark.SUITE["BOOK_SITECHECK"] == "0"

@@ -18,16 +18,8 @@ import sys
 from pathlib import Path
 from unittest import mock
 
-import bookfiles
-import booknumbers
 import cpu_idle
-import freeze
-import links
-import nbcheck
 import pytest
-import qmd
-import render_book
-import render_log
 from conftest import (
     RENDER_LEFT_OUT,
     ROOT,
@@ -37,8 +29,15 @@ from conftest import (
     require_site_check,
 )
 
-sys.path.insert(0, str(ROOT / "tools" / "site"))
-import highlight  # noqa: E402
+from tools import render_book
+from tools.check import frozen as freeze
+from tools.check import notebooks as nbcheck
+from tools.check import render_log
+from tools.export.figures import same_picture
+from tools.site import highlight
+from tools.source import book as bookfiles
+from tools.source import links, qmd
+from tools.source import numbers as booknumbers
 
 QUARTO = quarto()
 needs_quarto = pytest.mark.skipif(
@@ -378,29 +377,21 @@ def test_a_page_rendered_alone_is_finished(rendered, tmp_path):
     """One chapter's page, `bash tools/render.sh chapters/x.qmd --to html`.
 
     Quarto runs the post-render step for it too, so it is finished as the
-    whole render's pages are. Its chapter is executed again, in a kernel
-    forked from a warm server (tools/warm_kernel.py), and the page is the
-    one the whole render made from the frozen results of ordinary kernels.
+    whole render's pages are. Its chapter is executed again, and the page
+    is the one the whole render made from its frozen results.
     """
     copy, log, code = rendered
     assert code == 0, log[-4000:]
     alone = tmp_path / "book"
     shutil.copytree(copy, alone, symlinks=True)
-    shutil.rmtree(alone / ".quarto" / "jupyter-cache", ignore_errors=True)
+    shutil.rmtree(alone / ".jupyter_cache", ignore_errors=True)
     page = alone / "_book" / "chapters" / "mechanics.html"
     page.unlink()
-    # A lasting server (tools/warm_server.py), not kept for long after.
-    variables = {
-        "QUARTO_PYTHON": sys.executable,
-        "BOOK_WARM_KERNEL_IDLE": "30",
-    }
-    with mock.patch.dict(os.environ, variables):
-        code, log = render_book.render_as_asked(
-            QUARTO, ["chapters/mechanics.qmd", "--to", "html"], [], alone
-        )
+    arguments = ["chapters/mechanics.qmd", "--to", "html"]
+    command = [QUARTO, "render", *arguments, *render_book.PLAIN_CODE]
+    code, log = render_book.run(command, alone, echo=False)
     assert code == 0, log[-4000:]
     assert "Cell 1/" in log  # executed, not read from a cache
-    assert "warm_kernel: an ordinary kernel" not in log
     assert_finished(page.read_text(encoding="utf-8"), page.name)
     book_page = copy / "_book" / "chapters" / "mechanics.html"
     assert executed_page(page) == executed_page(book_page)
@@ -409,25 +400,7 @@ def test_a_page_rendered_alone_is_finished(rendered, tmp_path):
     assert drawn, "no figures"
     for figure in drawn:
         same = copy / figures / figure.name
-        assert the_same_picture(figure, same), figure.name
-
-
-def the_same_picture(first: Path, second: Path) -> bool:
-    """Whether two PNG figures show the same: the same size, and at most
-    one pixel in 10,000 different. A curve computed on another CPU (whose
-    vector instructions round a last bit differently from the one that
-    made _freeze/) moved 16 anti-aliased pixels of a 490 by 570 figure;
-    one digit changed in a 10 pt label changes 40."""
-    from PIL import Image, ImageChops
-
-    with Image.open(first) as one, Image.open(second) as other:
-        if one.size != other.size:
-            return False
-        difference = ImageChops.difference(
-            one.convert("RGB"), other.convert("RGB")
-        )
-        different = sum(difference.convert("L").histogram()[1:])
-        return different <= one.size[0] * one.size[1] // 10000
+        assert same_picture(figure, same), figure.name
 
 
 @needs_quarto

@@ -9,17 +9,11 @@ from __future__ import annotations
 
 import html
 import re
-import sys
 
 import pytest
 from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "tools" / "site"))
-import dom  # noqa: E402
-import icons  # noqa: E402
-import lazy  # noqa: E402
-import postrender  # noqa: E402
-import prune_css  # noqa: E402
+from tools.site import dom, icons, lazy, postrender, prune_css
 
 HEAD = """<html><head>
 <style>p{}</style>

@@ -1,10 +1,11 @@
 """One figure style for the whole book, identical in every chapter."""
 
-import bookfiles
-import outputcheck
 import pytest
-import qmd
 from conftest import ROOT
+
+from tools.check import outputs as outputcheck
+from tools.source import book as bookfiles
+from tools.source import qmd
 
 # Runs the style cell, so imports matplotlib (see
 # conftest.pytest_xdist_make_scheduler).

@@ -1,10 +1,10 @@
 """Graded assignments, built with otter-grader from the chapters.
 
-    python tools/assignments.py build [chapter ...]  # autograder bundles
-    python tools/assignments.py grade CHAPTER SUBMISSION.ipynb ...  # CSV
+    python -m tools.assignments build [chapter ...]  # autograder bundles
+    python -m tools.assignments grade CHAPTER SUBMISSION.ipynb ...  # CSV
 
 Each chapter with graded exercises becomes an otter "master" notebook, made
-from the same cells as the instructor notebook (`qmd.edition_cells`), and
+from the same cells as the instructor notebook (`convert.edition_cells`), and
 `otter assign` turns it into
 
 - `assignments/<chapter>.ipynb`: the student assignment, written by
@@ -15,7 +15,7 @@ from the same cells as the instructor notebook (`qmd.edition_cells`), and
   (`build`), with the solutions notebook and every test, hidden ones
   included, and `<chapter>-autograder_<date>.zip` for `otter run`.
 
-The graded exercises themselves are read by tools/graded_questions.py.
+The graded exercises themselves are read by tools/export/graded.py.
 """
 
 from __future__ import annotations
@@ -38,10 +38,8 @@ from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import qmd  # noqa: E402
-from check_env import pinned  # noqa: E402
-from graded_questions import (  # noqa: E402
+from tools.export import notebook as convert
+from tools.export.graded import (
     CHECK_CALL,
     Question,
     cell_label,
@@ -49,6 +47,8 @@ from graded_questions import (  # noqa: E402
     graded_chapters,
     questions,
 )
+from tools.source import qmd
+from tools.source.book import ONE_THREAD, pinned
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSIGNMENTS = ROOT / "assignments"
@@ -85,7 +85,7 @@ ABOUT = (
 
 def otter_requirement() -> str:
     """otter-grader as requirements.txt pins it (`otter-grader==X.Y.Z`)."""
-    version = pinned(ROOT / "requirements.txt", "otter-grader")
+    version = pinned("otter-grader", ROOT)
     return f"otter-grader=={version}" if version else "otter-grader"
 
 
@@ -122,7 +122,7 @@ def master_notebook(name: str) -> nbformat.NotebookNode:
     """The otter master notebook of a chapter (solutions and all tests)."""
     parsed = qmd.parse(ROOT / "chapters" / f"{name}.qmd")
     by_starter = {f"starter-{q.name}": q for q in questions(parsed)}
-    notebook = qmd.to_notebook(parsed, "student")
+    notebook = convert.to_notebook(parsed, "student")
     cells = [raw(CONFIG.format(name=name))]
     for cell in notebook.cells:
         if cell.cell_type == "raw":
@@ -277,7 +277,7 @@ def otter_run(
     output.mkdir(parents=True)
     command = [sys.executable, "-m", "otter", "run", "-a", str(archive)]
     command += [str(submission), "-o", str(output)]
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    env = {**os.environ, **ONE_THREAD}
     printed = run_stopping_after(command, env, GRADING_TIMEOUT)
     if printed is None:
         return {}, f"still running after {GRADING_TIMEOUT} s"
@@ -298,7 +298,7 @@ def bundle_archive(name: str) -> Path:
     if archive is None:
         raise SystemExit(
             f"grade: no autograder bundle for {name}; run "
-            f"`.venv/bin/python tools/assignments.py build {name}` first"
+            f"`.venv/bin/python -m tools.assignments build {name}` first"
         )
     return archive
 

@@ -1,31 +1,25 @@
-"""How long the test suite takes, beside merely executing the notebooks.
+"""Time the README's two commands, with and without each optimisation.
 
-    .venv/bin/python tools/benchmark.py [--rounds 3]
+    .venv/bin/python -m tools.benchmark            # the test command
+    .venv/bin/python -m tools.benchmark --render   # and the render command
 
-Reports, per notebook and in total:
+One run of each, side by side (timings on this shared two-core machine
+vary by a tenth to a half from run to run: compare lines of one report):
 
-- plain execution: each notebook run top to bottom in a fresh kernel with
-  nbclient (no comparison), two at a time as the suite runs them;
-- the whole test suite's wall time (`pytest`, as tools/test.sh runs it on
-  a machine without Quarto, as CI's does: BOOK_RENDER=0, so the render
-  tests and the site check's are skipped even where Quarto is installed;
-  `--render` times renders on their own) and the time nbval spent on each
-  notebook;
-- the slowest cells of all (three, since the first import of torch takes
-  about a second in whichever cell does it);
-- with `--render`, where Quarto is installed: a cold render of the book
-  (website and PDF) from a fresh clone of the last commit, which reuses
-  the committed _freeze/; then, for each chapter with code, its page
-  after a code edit (executed) and after a prose edit (its code from the
-  cache of executed chapters); then the whole book
-  (tools/render_timing.py).
+- plain execution: every notebook the suite re-executes, each top to
+  bottom in a fresh kernel (nbclient), two at a time; with the slowest
+  cells and each chapter's time, against the budgets (a cell 2 s, a
+  chapter 60 s);
+- the test command as CI runs it (pytest, BOOK_RENDER=0: no Quarto), and
+  its ratio to plain execution (the budget is 1.3);
+- with `--render`, the render command on a fresh clone of the last commit
+  (`bash tools/render.sh`: both formats side by side, and the website's
+  code coloured after the render, tools/render_book.py), then the same
+  without each of the two: one `quarto render` of both formats, and the
+  side-by-side render with Pandoc's highlighting. An optimisation stays
+  only where it saves at least a fifth of its command.
 
-Timings on this shared machine vary by a tenth to a half from run to run
-(the suite took 34 s and 40 s on one commit; the machine's own speed,
-which render_timing.py probes before each render, swings twofold), so
-each round measures all three in turn and the totals are reported as the
-median over the rounds, with their range. This is a benchmark, not a
-test: it asserts nothing.
+A benchmark, not a test: it asserts nothing.
 """
 
 from __future__ import annotations
@@ -36,32 +30,16 @@ import subprocess
 import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ElementTree
 from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime
 from pathlib import Path
 
 import nbformat
-import render_timing
-from render_timing import spread
 
-ROOT = Path(__file__).resolve().parent.parent
-os.environ.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
-# The suite as the budget counts it: CI's, on a machine without Quarto.
-SUITE_ENVIRONMENT = {**os.environ, "BOOK_RENDER": "0", "BOOK_SITECHECK": "0"}
+from tools.source.book import ONE_THREAD, ROOT
 
-
-def notebooks() -> list[Path]:
-    """The notebooks the suite re-executes (testpaths in pyproject.toml).
-
-    Every notebook under notebooks/: the student editions, then the
-    instructor editions. pytest skips hidden folders such as Jupyter's
-    .ipynb_checkpoints, and so does this.
-    """
-    folder = ROOT / "notebooks"
-    student = sorted(folder.glob("*.ipynb"))
-    instructor = sorted((folder / "instructor").glob("*.ipynb"))
-    return student + instructor
+os.environ.update(ONE_THREAD)
+SUITE = {**os.environ, "BOOK_RENDER": "0", "BOOK_SITECHECK": "0"}
 
 
 def execute(path: Path) -> tuple[Path, float, list[tuple[float, str]]]:
@@ -69,9 +47,6 @@ def execute(path: Path) -> tuple[Path, float, list[tuple[float, str]]]:
     from nbclient import NotebookClient
 
     notebook = nbformat.read(path, 4)
-    for cell in notebook.cells:
-        if cell.cell_type == "code":
-            cell.outputs = []
     client = NotebookClient(
         notebook,
         timeout=600,
@@ -84,14 +59,12 @@ def execute(path: Path) -> tuple[Path, float, list[tuple[float, str]]]:
     cells = []
     for number, cell in enumerate(notebook.cells):
         timing = cell.get("metadata", {}).get("execution", {})
-        if "shell.execute_reply" not in timing:
-            continue
-        seconds = (
-            stamp(timing["shell.execute_reply"])
-            - stamp(timing["iopub.execute_input"])
-        ).total_seconds()
-        first_line = cell.source.split("\n")[0][:50]
-        cells.append((seconds, f"cell {number} ({first_line})"))
+        if "shell.execute_reply" in timing:
+            seconds = (
+                stamp(timing["shell.execute_reply"])
+                - stamp(timing["iopub.execute_input"])
+            ).total_seconds()
+            cells.append((seconds, f"cell {number}"))
     return path, wall, cells
 
 
@@ -99,116 +72,82 @@ def stamp(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def suite() -> tuple[float, dict[str, float], str]:
-    """Run the whole test suite; return wall time and nbval time per file."""
-    with tempfile.TemporaryDirectory() as folder:
-        report = Path(folder) / "junit.xml"
-        started = time.perf_counter()
-        result = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", f"--junitxml={report}"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            env=SUITE_ENVIRONMENT,
-        )
-        wall = time.perf_counter() - started
-        per_file: dict[str, float] = {}
-        for case in ElementTree.parse(report).iter("testcase"):
-            name = case.get("classname", "")
-            key = grading_run_notebook(case.get("name", ""), name)
-            if key or ".ipynb" in name or "notebooks" in name:
-                key = key or name.split("::")[0]
-                per_file[key] = per_file.get(key, 0.0) + float(
-                    case.get("time")
-                )
-    summary = result.stdout.strip().splitlines()[-1] if result.stdout else ""
-    return wall, per_file, summary
-
-
-def grading_run_notebook(test: str, classname: str) -> str:
-    """The notebook a grading run of tests/test_grading.py executes, named
-    as junit names nbval's notebooks ("notebooks.instructor.systems"), or
-    "" for any other test."""
-    if classname != "tests.test_grading" or "[" not in test:
-        return ""
-    kind, _, name = test.split("[")[-1].rstrip("]").partition("-")
-    folder = "notebooks." if kind == "untouched" else "notebooks.instructor."
-    return (
-        f"{folder}{name}.ipynb" if kind in ("untouched", "solutions") else ""
-    )
-
-
-def plain(paths: list[Path]) -> tuple[list, float]:
-    """Execute notebooks two at a time; return the runs and the wall time."""
+def timed(command: list[str], folder: Path, env=None) -> tuple[float, str]:
+    """Run a command; (wall seconds, its last line of output)."""
     started = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=2) as pool:
-        runs = list(pool.map(execute, paths))
-    return runs, time.perf_counter() - started
+    result = subprocess.run(
+        command, cwd=folder, env=env, capture_output=True, text=True
+    )
+    wall = time.perf_counter() - started
+    lines = (result.stdout + result.stderr).strip().splitlines()
+    return wall, (lines[-1] if lines else "") + f" (exit {result.returncode})"
+
+
+def fresh_clone(folder: Path) -> Path:
+    """A clone of the last commit, with this book's environment linked."""
+    clone = folder / "book"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    (clone / ".venv").symlink_to((ROOT / ".venv").resolve())
+    return clone
+
+
+RENDERS = {
+    "bash tools/render.sh": ["bash", "tools/render.sh"],
+    "  without side by side (one `quarto render`, Pandoc colours)": [
+        "quarto",
+        "render",
+    ],
+    "  without coloured code after the render": [
+        sys.executable,
+        "-c",
+        "import sys; from tools import render_book as r; "
+        "r.PLAIN_CODE.clear(); sys.exit(r.main(['quarto']))",
+    ],
+}
+
+
+def renders() -> None:
+    print(f"\n{'render command, cold, fresh clone':48} {'wall':>7}")
+    for name, command in RENDERS.items():
+        with tempfile.TemporaryDirectory() as folder:
+            clone = fresh_clone(Path(folder))
+            env = {
+                **os.environ,
+                "QUARTO_PYTHON": str(clone / ".venv" / "bin" / "python"),
+                "PATH": f"{clone / '.venv' / 'bin'}:{os.environ['PATH']}",
+            }
+            wall, last = timed(command, clone, env)
+        print(f"{name:48} {wall:6.1f}s  {last[-60:]}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument(
-        "--rounds",
-        type=int,
-        default=3,
-        help="measure everything this many times, taking turns, and report "
-        "medians: run-to-run noise here is 10%% to 50%% (default: 3)",
-    )
-    parser.add_argument(
-        "--render",
-        action="store_true",
-        help="also time Quarto renders (needs quarto on PATH)",
-    )
+    parser.add_argument("--render", action="store_true")
     arguments = parser.parse_args()
-    rounds = arguments.rounds
-    paths = notebooks()
-    measured = []
-    for number in range(1, rounds + 1):
-        runs, plain_wall = plain(paths)
-        suite_wall, nbval_times, summary = suite()
-        measured.append((plain_wall, suite_wall))
-        print(
-            f"round {number}: suite {suite_wall:.1f} s; plain execution "
-            f"{plain_wall:.1f} s"
-        )
-
-    # A graded chapter's notebooks are executed by its otter grading runs
-    # (tests/test_grading.py), whose tests' time stands in the nbval column.
-    print(f"\n{'notebook':42} {'execute':>8} {'nbval':>8}   (last round)")
+    paths = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    paths += sorted((ROOT / "notebooks" / "instructor").glob("*.ipynb"))
+    started = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        runs = list(pool.map(execute, paths))
+    plain = time.perf_counter() - started
+    command = [sys.executable, "-m", "pytest", "-q"]
+    suite, last = timed(command, ROOT, SUITE)
+    print(f"{'notebook':42} {'execute':>8}")
     for path, wall, _ in runs:
-        relative = str(path.relative_to(ROOT))
-        # junit names a notebook by its path with dots for slashes.
-        nbval = nbval_times.get(relative.replace("/", "."), 0.0)
-        print(f"{relative:42} {wall:7.1f}s {nbval:7.1f}s")
-    # The first cell that imports torch pays about a second for the import,
-    # so the three slowest are listed, not just the first.
+        print(f"{str(path.relative_to(ROOT)):42} {wall:7.1f}s")
     cells = sorted(
-        (
-            (seconds, f"{path.relative_to(ROOT)} {where}")
-            for path, _, timings in runs
-            for seconds, where in timings
-        ),
-        reverse=True,
+        (seconds, f"{path.relative_to(ROOT)} {where}")
+        for path, _, timings in runs
+        for seconds, where in timings
     )
-    print("\nslowest cells (last round):")
-    for seconds, where in cells[:3]:
-        print(f"  {seconds:5.2f} s  {where}")
-    print(f"pytest said: {summary}")
-    plains = [plain_wall for plain_wall, _ in measured]
-    suites = [suite_wall for _, suite_wall in measured]
-    # Each round's suite over the same round's plain run: both saw the same
-    # load on the machine.
-    ratios = [suite_wall / plain_wall for plain_wall, suite_wall in measured]
-    print(f"test suite (pytest, all tests): {spread(suites)} s wall")
     print(
-        f"plain execution of the {len(paths)} notebooks the suite "
-        f"re-executes, 2 at a time: {spread(plains)} s wall"
+        "slowest cells: " + "; ".join(f"{s:.2f} s {w}" for s, w in cells[-3:])
     )
-    print(f"suite / plain: {spread(ratios, digits=2)}")
+    print(f"\nplain execution, 2 at a time: {plain:.1f} s")
+    print(f"test command (pytest, BOOK_RENDER=0): {suite:.1f} s; {last}")
+    print(f"suite / plain: {suite / plain:.2f} (budget 1.3)")
     if arguments.render:
-        for line in render_timing.report(rounds, every_chapter=True):
-            print(line)
+        renders()
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
 """Regenerate the reference notebooks and exported figures from the chapters.
 
-    python tools/regenerate.py            # every chapter, both editions
-    python tools/regenerate.py mechanics  # one chapter (by file stem)
+    python -m tools.regenerate            # every chapter, both editions
+    python -m tools.regenerate mechanics  # one chapter (by file stem)
 
 For each `chapters/<name>.qmd` this first rewrites the chapter's notebook
-and source links from `book: repo-url` in `_quarto.yml` (tools/links.py),
+and source links from `book: repo-url` in `_quarto.yml`
+(tools/source/links.py),
 then writes
 
 - `notebooks/<name>.ipynb`: the student edition (no worked solutions),
@@ -13,7 +14,7 @@ then writes
 each executed top to bottom in a fresh kernel and saved with its outputs.
 While the instructor edition executes, every labelled figure is saved to
 `figures/<label>.png` (300 dpi) and `figures/<label>.svg`
-(tools/figure_export.py); last, `figures/README.md`, the index of captions
+(tools/export/figures.py); last, `figures/README.md`, the index of captions
 and alt text, is rewritten, and the student assignment
 `assignments/<name>.ipynb` of each chapter with graded exercises is written
 (tools/assignments.py, with otter-grader). Running it twice gives
@@ -25,22 +26,26 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import figure_export  # noqa: E402
-import links  # noqa: E402
-import outputcheck  # noqa: E402
-import qmd as qmd_module  # noqa: E402
-from bookfiles import REGENERATE, ROOT, notebook_chapters  # noqa: E402
-from bookfiles import notebook_path as _notebook_path  # noqa: E402
-
-import assignments  # noqa: E402
+from tools import assignments
+from tools.check import outputs as outputcheck
+from tools.export import figures as figure_export
+from tools.export import notebook as convert
+from tools.source import links
+from tools.source import qmd as qmd_module
+from tools.source.book import (
+    ONE_THREAD,
+    REGENERATE,
+    ROOT,
+    notebook_chapters,
+)
+from tools.source.book import notebook_path as _notebook_path
 
 CHAPTERS = ROOT / "chapters"
 NOTEBOOKS = ROOT / "notebooks"
@@ -48,7 +53,6 @@ FIGURES = ROOT / "figures"
 
 # Thread counts change the order of float reductions; one thread everywhere
 # keeps generated outputs and nbval's re-execution comparable.
-DETERMINISM = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 def notebook_path(name: str, edition: str) -> Path:
@@ -70,7 +74,7 @@ def execute(
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
-    os.environ.update(DETERMINISM)
+    os.environ.update(ONE_THREAD)
     client = NotebookClient(
         notebook,
         timeout=300,
@@ -78,8 +82,9 @@ def execute(
         record_timing=False,
         resources={"metadata": {"path": str(NOTEBOOKS)}},
     )
+    drawn = Path(tempfile.mkdtemp(prefix="book-figures-"))
     if export:
-        figure_export.install(client, FIGURES)
+        figure_export.install(client, drawn)
     started = time.perf_counter()
     try:
         client.execute()
@@ -87,6 +92,8 @@ def execute(
         raise SystemExit(
             f"{source}: a cell failed while executing:\n{error}"
         ) from None
+    finally:
+        figure_export.settle(drawn, FIGURES)
     return time.perf_counter() - started
 
 
@@ -102,7 +109,7 @@ def build(name: str) -> str:
     parsed = qmd_module.parse(source)
     report = []
     for edition in qmd_module.EDITIONS:
-        notebook = qmd_module.to_notebook(parsed, edition)
+        notebook = convert.to_notebook(parsed, edition)
         # Both editions draw the same figures; export them once.
         seconds = execute(notebook, source, export=edition == "instructor")
         path = notebook_path(name, edition)

@@ -12,16 +12,11 @@ source tools/setup.sh
 # The Quarto to render with: $QUARTO, else one on PATH at least the version
 # pinned in requirements-render.txt, else that version installed into .venv.
 QUARTO=$(bash tools/quarto.sh)
-# Quarto executes the chapters with the same Python as the tests.
-export QUARTO_PYTHON="$PWD/.venv/bin/python"
+# Quarto executes the chapters, and runs the post-render step
+# (`python -m tools.site.postrender`), with the same Python as the tests.
+export QUARTO_PYTHON="$PWD/.venv/bin/python" PATH="$PWD/.venv/bin:$PATH"
 if [ "${1:-}" = "preview" ]; then
     shift
-    # The cache of executed chapters tools/render_book.py renders with.
-    export JUPYTERCACHE="$PWD/.quarto/jupyter-cache"
     exec "$QUARTO" preview "$@"
 fi
-# The whole book: the website and its PDF side by side, one core each;
-# anything else (one chapter's page, one format) as Quarto is asked. Quarto
-# exits 0 even when it warns (an unresolved cross-reference, a missing
-# citation): tools/render_book.py fails on any warning in its output.
-exec .venv/bin/python tools/render_book.py "$QUARTO" "$@"
+exec .venv/bin/python -m tools.render_book "$QUARTO" "$@"

@@ -33,14 +33,8 @@ if [ ! -x .venv/bin/python ]; then
     fi
 fi
 stamp=.venv/requirements.installed
-# Install when requirements.txt changed, or when a package it lists has gone
-# missing from .venv (tools/check_env.py names it). Removing or adding one
-# changes its folder's time: until then, no Python starts here (0.2 s).
-site=$(echo .venv/lib/python3*/site-packages)
-if ! cmp -s requirements.txt "$stamp" || {
-    ! [ "$stamp" -nt "$site" ] &&
-        ! { .venv/bin/python tools/check_env.py --quiet && touch "$stamp"; }
-}; then
+# Install when requirements.txt changed since the last install.
+if ! cmp -s requirements.txt "$stamp"; then
     echo "setup: installing requirements.txt into .venv"
     .venv/bin/python -m pip install --quiet --disable-pip-version-check \
         -r requirements.txt

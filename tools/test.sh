@@ -7,6 +7,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/setup.sh
-# A package still missing after setup: say which and how, not a traceback.
-.venv/bin/python tools/check_env.py
 exec .venv/bin/python -m pytest "$@"

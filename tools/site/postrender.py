@@ -63,15 +63,16 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-import dom  # noqa: E402
-import highlight  # noqa: E402
-import icons  # noqa: E402
-import lazy  # noqa: E402
-import maths  # noqa: E402
-import phone_contents  # noqa: E402
-import prune_css  # noqa: E402
-import search_text  # noqa: E402
+from tools.site import (
+    dom,
+    highlight,
+    icons,
+    lazy,
+    maths,
+    phone_contents,
+    prune_css,
+    search_text,
+)
 
 # A table of the text (not a code cell's line-number table, which has none
 # here): Quarto writes `<table class="caption-top table">` and the like.

@@ -17,13 +17,13 @@ syntax. This module turns a chapter's Markdown into what the website shows:
   which plain Markdown would run into one paragraph, becomes bullets that
   keep the letter, `   - (a) text`.
 
-Numbers come from the book's structure (tools/booknumbers.py). The API,
+Numbers come from the book's structure (tools/source/numbers.py). The API,
 also for other notebook builders (assignments): `load_book(root)` -> Book;
 `Chapter(book, path)` translates one chapter's parts, in order:
 `.markdown(text)` for each stretch of Markdown (the chapter's level-one
 heading becomes the title block), `.caption(options)` after each code
 chunk, `.references()` last; `.instructor_note()` for the instructor
-edition. See `qmd.edition_cells`.
+edition. See `convert.edition_cells`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from booknumbers import (
+from tools.source.book import pinned
+from tools.source.numbers import (
     DIV_CLOSE,
     DIV_OPEN,
     HEADING,
@@ -42,7 +43,6 @@ from booknumbers import (
     find_root,
     load_book,
 )
-from check_env import pinned
 
 # `@Fig-x` is Quarto's capitalised form of `@fig-x`; both read "Figure".
 XREF = re.compile(rf"(?<![\w@])(-?)@((?i:{KINDS})-[\w-]*\w)")
@@ -71,13 +71,20 @@ NEEDS = (
 )
 
 
+# The two licences, as every page of the website states them in its footer.
+LICENCE = (
+    "Text and figures: [CC BY 4.0]({repo}/blob/main/LICENSE); "
+    "code: [MIT]({repo}/blob/main/LICENSE-CODE)."
+)
+
+
 def needs(root: Path) -> str:
     """What a notebook needs, and the torch its outputs were recorded with.
 
     Byte and FLOP counts, and some printed tensors, can differ slightly
     under another version of torch; the version is requirements.txt's pin.
     """
-    version = pinned(root / "requirements.txt", "torch")
+    version = pinned("torch", root)
     if version is None:
         return NEEDS
     release = ".".join(version.split(".")[:2])
@@ -122,6 +129,8 @@ class Chapter:
             f"[Download this notebook]({self.book.site}{notebook})",
             "",
             needs(self.book.root),
+            "",
+            LICENCE.format(repo=self.book.repo),
         ]
 
     def instructor_note(self) -> str:

@@ -3,7 +3,7 @@
 Quarto formats citations with pandoc's default style, Chicago author-date:
 `[@key]` is "(Vaswani et al. 2017)", `@key` is "Vaswani et al. (2017)",
 and the bibliography lists "Vaswani, Ashish, ... 2017. “Title.” In ...".
-The notebooks show the same text (tools/nbmarkdown.py); this module knows
+The notebooks show the same text (tools/export/markdown.py); this module knows
 only the few BibTeX forms `references.bib` uses: `@type{key, field = {..}}`
 with braced or quoted values, `and`-separated authors, a few accents.
 """

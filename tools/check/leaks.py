@@ -1,6 +1,6 @@
 """Student files must not hold a solution's code or printed text.
 
-    python tools/leaks.py   # prints every leak; exit 1 if there is one
+    python tools/check/leaks.py   # prints every leak; exit 1 if there is one
 
 For each chapter with graded exercises, the lines that only its
 instructor-only cells contain or print (tools/assignments.py hides the
@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import html
 import re
-import sys
 from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import qmd  # noqa: E402
-
-from assignments import ROOT, graded_chapters  # noqa: E402
+from tools.assignments import ROOT, graded_chapters
+from tools.export import notebook as convert
+from tools.source import qmd
 
 
 def solution_traces(name: str, root: Path = ROOT) -> list[str]:
@@ -37,7 +35,7 @@ def solution_traces(name: str, root: Path = ROOT) -> list[str]:
         root / "notebooks" / "instructor" / f"{name}.ipynb", 4
     )
     public, secret = [], []
-    cells = zip(qmd.edition_cells(parsed), instructor.cells, strict=True)
+    cells = zip(convert.edition_cells(parsed), instructor.cells, strict=True)
     for (_, is_secret), cell in cells:
         text = [cell.source]
         for output in cell.get("outputs", []):

@@ -9,7 +9,7 @@
   outputs included.
 
 Each check takes the project root and returns its problems
-(tools/bookcheck.py runs them all).
+(tools/check/all.py runs them all).
 """
 
 from __future__ import annotations
@@ -18,10 +18,17 @@ import json
 import re
 from pathlib import Path
 
-import figure_export
 import nbformat
-import qmd as qmd_module
-from bookfiles import REGENERATE, notebook_chapters, notebook_path, parsed_book
+
+from tools.export import figures as figure_export
+from tools.export import notebook as convert
+from tools.source import qmd as qmd_module
+from tools.source.book import (
+    REGENERATE,
+    notebook_chapters,
+    notebook_path,
+    parsed_book,
+)
 
 # The tag of a cell whose output nbval does not compare (a wall-clock
 # timing): `#| tags: [nbval-ignore-output]` in the chapter, where a reader
@@ -51,10 +58,10 @@ def check_notebooks_in_sync(root: Path) -> list[str]:
                     f"run `{command}`"
                 )
                 continue
-            expected = qmd_module.cell_signature(
-                qmd_module.to_notebook(qmd, edition)
+            expected = convert.cell_signature(
+                convert.to_notebook(qmd, edition)
             )
-            actual = qmd_module.cell_signature(nbformat.read(path, 4))
+            actual = convert.cell_signature(nbformat.read(path, 4))
             if expected != actual:
                 first = next(
                     (
@@ -271,7 +278,7 @@ def check_editions_agree(root: Path) -> list[str]:
         instructor = nbformat.read(paths["instructor"], 4).cells
         # Which cells are solutions is known from the chapter by position,
         # not recognised by text (a `:::` line can be in either).
-        flags = [solution for _, solution in qmd_module.edition_cells(qmd)]
+        flags = [solution for _, solution in convert.edition_cells(qmd)]
         relative = paths["student"].relative_to(root)
         if len(flags) != len(instructor):
             continue  # a stale notebook: check_notebooks_in_sync says so

@@ -1,6 +1,6 @@
 """Check that Quarto's frozen results in _freeze/ match the chapters.
 
-    python tools/freeze.py    # list stale or missing results; exit 1 if any
+    python tools/check/frozen.py    # list stale or missing results; exit 1 if any
 
 `execute: freeze: auto` in _quarto.yml makes Quarto keep each chapter's
 executed results in _freeze/ (committed), and run a chapter's code again
@@ -17,26 +17,13 @@ import json
 import sys
 from pathlib import Path
 
-import qmd as qmd_module
-import yaml
+from tools.source import qmd as qmd_module
+from tools.source.book import book_files
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIX = "run `bash tools/render.sh` and commit _freeze/"
 # One result file per output format: the website and the PDF (Typst).
 FORMATS = ("html", "typ")
-
-
-def book_files(root: Path) -> list[str]:
-    """The book's source files, as _quarto.yml lists them."""
-    config = yaml.safe_load((root / "_quarto.yml").read_text("utf-8"))
-    book = config.get("book", {})
-    files = []
-    for entry in book.get("chapters", []) + book.get("appendices", []):
-        if isinstance(entry, dict):  # a part: {part: ..., chapters: [...]}
-            files.extend(entry.get("chapters", []))
-        else:
-            files.append(entry)
-    return files
 
 
 def source_hash(path: Path) -> str:

@@ -1,9 +1,11 @@
-"""Read a chapter's `.qmd` source and turn it into notebook cells.
+"""Read a chapter's `.qmd` source: front matter, Markdown and code chunks.
+
+tools/export/notebook.py turns what this reads into notebook cells:
 
 - each ```{python} chunk becomes one code cell, its `#|` option lines kept
   first, exactly as written (as `quarto convert` makes it);
 - everything else becomes Markdown cells, one for each stretch between two
-  code cells, written as the website shows it (tools/nbmarkdown.py: a
+  code cells, written as the website shows it (tools/export/markdown.py: a
   title cell first, numbered references, captions, author-year citations
   and a References cell last);
 - an exercise done in code (Compute, Implement, Measure) that has no
@@ -26,7 +28,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import nbformat
 import yaml
 
 EDITIONS = ("student", "instructor")
@@ -35,8 +36,10 @@ INSTRUCTOR_DIV = re.compile(
     r"when-profile\s*=\s*\"?instructor\"?[^}]*\}\s*$"
 )
 PYTHON_CHUNK = re.compile(r"^(`{3,})\{python\}\s*$")
-ANY_FENCE = re.compile(r"^(`{3,}|~{3,})")
-DIV_OPEN = re.compile(r"^:{3,}\s*\S")
+# A code fence of any language, indented or not.
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+# A div opening, its attributes or class name as group 1.
+DIV_OPEN = re.compile(r"^:{3,}\s*\{?([^}\s][^}]*?)\}?\s*$")
 DIV_CLOSE = re.compile(r"^:{3,}\s*$")
 EXERCISE_OPEN = re.compile(r"^:{3,}\s*\{#(exr-[\w-]+)[^}]*\}\s*$")
 KIND = re.compile(r"^\*(\w+) · [^*]+\*$")
@@ -207,7 +210,7 @@ def parse(path: Path | str) -> Qmd:
             )
             index = end + 1
             continue
-        other_fence = ANY_FENCE.match(text)
+        other_fence = FENCE.match(text)
         if other_fence:
             fence = (other_fence.group(1), number)
             markdown.append(text)
@@ -250,148 +253,15 @@ def parse(path: Path | str) -> Qmd:
     return qmd
 
 
-def to_notebook(qmd: Qmd, edition: str) -> nbformat.NotebookNode:
-    """The notebook cells of one edition, without outputs."""
-    if edition not in EDITIONS:
-        raise ValueError(f"edition must be one of {EDITIONS}, not {edition}")
-    notebook = nbformat.v4.new_notebook()
-    notebook.metadata = {
-        "kernelspec": {
-            "display_name": "Python 3 (ipykernel)",
-            "language": "python",
-            "name": "python3",
-        },
-        "language_info": {"name": "python"},
-    }
-    cells = [
-        cell
-        for cell, solution in edition_cells(qmd)
-        if edition == "instructor" or not solution
-    ]
-    # Stable ids keep the file byte-identical from one run to the next.
-    for number, cell in enumerate(cells):
-        cell["id"] = f"cell-{number:03d}"
-    notebook.cells = cells
-    return notebook
-
-
-def edition_cells(qmd: Qmd) -> list[tuple[nbformat.NotebookNode, bool]]:
-    """The instructor edition's cells, each with whether it is a solution.
-
-    The student edition is exactly these cells without the solutions.
-    Markdown reads as the website does (tools/nbmarkdown.py): a title cell
-    first, numbered references, a caption after each figure, a References
-    cell last; the front matter stays in the `.qmd`.
-    """
-    import nbmarkdown
-
-    book = nbmarkdown.load_book(nbmarkdown.find_root(qmd.path))
-    # Both editions and several checks convert a chapter: translate once.
-    if qmd.converted is None or qmd.converted[0] is not book:
-        qmd.converted = (
-            book,
-            _translate(qmd, nbmarkdown.Chapter(book, qmd.path)),
-        )
-    return [
-        (_cell(kind, source, folded), solution)
-        for kind, source, solution, folded in qmd.converted[1]
-    ]
-
-
-def _translate(qmd: Qmd, chapter) -> list[tuple[str, str, bool, bool]]:
-    """(cell type, source, is a solution, is folded) of every cell."""
-    cells = []
-    for index, part in enumerate(qmd.parts):
-        if part[0] == "code":
-            chunk = part[1]
-            cells.append(("code", chunk.source, chunk.solution, chunk.folded))
-            # Only a figure's chunk has a caption; most chunks skip YAML.
-            if "fig-" in chunk.source:
-                caption = chapter.caption(chunk.options)
-                if caption:
-                    cells.append(("markdown", caption, chunk.solution, False))
-            continue
-        _, source, _, solution = part
-        text = chapter.markdown(source)
-        if text.strip():
-            cells.append(("markdown", text, solution, False))
-        following = qmd.parts[index + 1 : index + 2]
-        starter = following and following[0][0] == "code"
-        exercise = None if starter else last_exercise(source)
-        if exercise and exercise[1] in WORK:
-            # A cell to work in, as the exercises with a starter have.
-            number = chapter.number_text(exercise[0], "Exercise")
-            scratch = f"# {number}: your code here."
-            cells.append(("code", scratch, solution, False))
-        if len(cells) == 1 and chapter.heading:
-            cells.append(("markdown", chapter.instructor_note(), True, False))
-    references = chapter.references()
-    if references:
-        cells.append(("markdown", references, False, False))
-    return cells
-
-
-def last_exercise(text: str) -> tuple[str, str] | None:
-    """(label, kind) of an exercise that ends text, else None.
-
-    The kind is the first word of its kind line (`*Compute · 10 min*`).
-    """
-    lines = text.rstrip().split("\n")
-    if not DIV_CLOSE.match(lines[-1]):
-        return None
-    for index in range(len(lines) - 1, -1, -1):
-        opened = EXERCISE_OPEN.match(lines[index])
-        if opened:
-            kinds = (KIND.match(line) for line in lines[index + 1 :])
-            kind = next((k.group(1) for k in kinds if k), "")
-            return opened.group(1), kind
-        if DIV_OPEN.match(lines[index]):
-            return None  # the last div to open is no exercise
-    return None
-
-
-def _cell(
-    cell_type: str, source: str, folded: bool = False
-) -> nbformat.NotebookNode:
-    """A cell as `nbformat.v4.new_{cell_type}_cell(source)` makes it.
-
-    Those functions check each new cell against the notebook schema, which
-    took most of the time of converting the book (the checks convert it
-    often). `nbformat.write` still checks the whole notebook.
-
-    A folded cell (`code-fold: true`: the figure style, a figure's code, a
-    self-check's machinery) shows only its summary on the website; in
-    JupyterLab and Notebook 7 its code is collapsed likewise
-    (`source_hidden`), one click from view, and it runs as any cell does.
-    """
-    metadata = nbformat.NotebookNode()
-    if folded:
-        metadata.jupyter = nbformat.NotebookNode(source_hidden=True)
-    # The chunk's tags (a timing's `nbval-ignore-output`); most have none.
-    if cell_type == "code" and "#| tags:" in source:
-        metadata.tags = list(cell_options(source).get("tags") or [])
-    cell = nbformat.NotebookNode(
-        cell_type=cell_type, metadata=metadata, source=source
-    )
-    if cell_type == "code":
-        cell.execution_count = None
-        cell.outputs = []
-    return cell
-
-
 def cell_options(source: str) -> dict:
     """The `#|` options at the top of a notebook code cell's source."""
     return Chunk(source.split("\n"), 0).options
 
 
-def cell_signature(notebook: nbformat.NotebookNode) -> list[tuple]:
-    """What the sync test compares: each cell's type, source, fold, tags."""
-    return [
-        (
-            cell.cell_type,
-            cell.source,
-            bool(cell.metadata.get("jupyter", {}).get("source_hidden")),
-            cell.metadata.get("tags", []),
-        )
-        for cell in notebook.cells
-    ]
+def code_fence(line: str, fence: str | None) -> tuple[str | None, bool]:
+    """The open code fence after `line`, and whether `line` is code."""
+    if fence is None:
+        opened = FENCE.match(line)
+        return (opened.group(1), True) if opened else (None, False)
+    closed = re.fullmatch(rf"\s*{fence[0]}{{{len(fence)},}}\s*", line)
+    return (None if closed else fence), True

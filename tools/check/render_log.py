@@ -1,6 +1,6 @@
 """Find Quarto's warnings in the output of a render.
 
-    python tools/render_log.py render.log   # list them; exit 1 if any
+    python tools/check/render_log.py render.log   # list them; exit 1 if any
 
 `quarto render` exits 0 even when it warns, and a warning is a broken book:
 an unresolved cross-reference, a missing citation. `tools/render.sh` passes

@@ -10,7 +10,7 @@
   one.
 
 Each check takes the project root and returns its problems
-(tools/bookcheck.py runs them all).
+(tools/check/all.py runs them all).
 """
 
 from __future__ import annotations
@@ -23,8 +23,14 @@ import tempfile
 from pathlib import Path
 
 import nbformat
-import qmd as qmd_module
-from bookfiles import book_files, chapter_files, parsed_book, quarto_config
+
+from tools.export import notebook as convert
+from tools.source.book import (
+    book_files,
+    chapter_files,
+    parsed_book,
+    quarto_config,
+)
 
 CROSSREF_KINDS = ("fig", "eq", "tbl", "sec", "exr")
 REFERENCE = re.compile(r"(?<![\w@])@((?:fig|eq|tbl|sec|exr)-[\w-]*\w)")
@@ -162,7 +168,7 @@ def check_ruff(root: Path) -> list[str]:
     with tempfile.TemporaryDirectory() as folder:
         origin = {}
         for relative, qmd in parsed.items():
-            notebook = qmd_module.to_notebook(qmd, "instructor")
+            notebook = convert.to_notebook(qmd, "instructor")
             if not any(c.cell_type == "code" for c in notebook.cells):
                 continue
             target = Path(folder) / (Path(relative).stem + ".ipynb")

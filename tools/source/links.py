@@ -11,14 +11,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import qmd
 import yaml
+
+from tools.source.book import quarto_config
 
 KEYS = ("other-links", "code-links")
 
 
 def repo_url(root: Path) -> str:
-    config = qmd.load_yaml((root / "_quarto.yml").read_text("utf-8"))
+    config = quarto_config(root)
     return config["book"]["repo-url"].rstrip("/")
 
 
@@ -29,7 +30,7 @@ def site_url(root: Path) -> str:
     Pages address of `book: repo-url` (github.com/ORG/REPO is published
     at ORG.github.io/REPO), where the deploy workflow publishes the site.
     """
-    config = qmd.load_yaml((root / "_quarto.yml").read_text("utf-8"))
+    config = quarto_config(root)
     site = config["book"].get("site-url")
     if site:
         return site.rstrip("/") + "/"

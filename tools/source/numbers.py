@@ -11,7 +11,7 @@ student website, which the notebooks link to, never shows them.
 
 `load_book(root)` returns a `Book`: each label's `Target` (kind, number,
 page on the website), each chapter's section numbers in order, the site's
-address and the bibliography. tools/nbmarkdown.py writes the notebooks'
+address and the bibliography. tools/export/markdown.py writes the notebooks'
 Markdown with it; tests/test_render.py compares the result with a render.
 """
 
@@ -21,9 +21,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import bibtex
-import links
-import qmd
+from tools.source import bibtex, links, qmd
+from tools.source.book import book_parts, quarto_config
 
 PREFIX = {
     "fig": "Figure",
@@ -36,9 +35,7 @@ KINDS = "|".join(PREFIX)
 LABEL = re.compile(rf"#((?:{KINDS})-[\w-]*\w)")
 ATTR_LABEL = re.compile(rf"\{{[^}}]*#((?:{KINDS})-[\w-]*\w)[^}}]*\}}")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(\{[^{}]*\})?\s*$")
-DIV_OPEN = re.compile(r"^:{3,}\s*\{?([^}]*)\}?\s*$")
-DIV_CLOSE = qmd.DIV_CLOSE
-FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+DIV_OPEN, DIV_CLOSE, code_fence = qmd.DIV_OPEN, qmd.DIV_CLOSE, qmd.code_fence
 
 
 @dataclass
@@ -66,6 +63,7 @@ class Book:
     title: str
     site: str
     colab: str
+    repo: str
     targets: dict[str, Target] = field(default_factory=dict)
     headings: dict[str, list[str]] = field(default_factory=dict)
     chapters: dict[str, Target] = field(default_factory=dict)
@@ -92,10 +90,9 @@ def load_book(root: Path) -> Book:
     """The book's numbers, titles, links and bibliography (cached while no
     file of the book changes)."""
     root = Path(root).resolve()
-    config = qmd.load_yaml((root / "_quarto.yml").read_text("utf-8"))
+    config = quarto_config(root)
     spec = config.get("book", {})
-    files = [(f, False) for f in _entries(spec.get("chapters"))]
-    files += [(f, True) for f in _entries(spec.get("appendices"))]
+    files = book_parts(root)
     bib = config.get("bibliography")
     watched = [root / "_quarto.yml"] + [root / f for f, _ in files]
     watched += [
@@ -113,6 +110,7 @@ def load_book(root: Path) -> Book:
         spec.get("title", ""),
         links.site_url(root),
         links.colab_url(root, ""),
+        links.repo_url(root),
     )
     numbers = {False: 0, True: 0}
     for relative, appendix in files:
@@ -126,17 +124,6 @@ def load_book(root: Path) -> Book:
     book.years = bibtex.years(book.entries)
     _CACHE[root] = (stamp, book)
     return book
-
-
-def _entries(items) -> list[str]:
-    files = []
-    for item in items or []:
-        if isinstance(item, str):
-            files.append(item)
-        elif isinstance(item, dict):
-            files += [item["href"]] if "href" in item else []
-            files += _entries(item.get("chapters"))
-    return files
 
 
 def _scan(book: Book, relative: str, parsed, appendix: bool, numbers) -> None:
@@ -194,15 +181,6 @@ def _scan(book: Book, relative: str, parsed, appendix: bool, numbers) -> None:
                 count(label.split("-")[0], label, part[3])
     for kind, label in later:
         count(kind, label, False)
-
-
-def code_fence(line: str, fence: str | None) -> tuple[str | None, bool]:
-    """The open code fence after `line`, and whether `line` is code."""
-    if fence is None:
-        opened = FENCE.match(line)
-        return (opened.group(1), True) if opened else (None, False)
-    closed = re.fullmatch(rf"\s*{fence[0]}{{{len(fence)},}}\s*", line)
-    return (None if closed else fence), True
 
 
 def _section(

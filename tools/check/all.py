@@ -1,26 +1,24 @@
 """Every check of the book that needs no Quarto, from the command line.
 
-The checks live with what they read: tools/qmdcheck.py checks the `.qmd`
-sources, tools/outputcheck.py the notebooks and figures tools/regenerate.py
-writes from them, and tools/nbcheck.py what a learner receives.
+The checks live with what they read: tools/check/lint.py checks the `.qmd`
+sources, tools/check/outputs.py the notebooks and figures tools/regenerate.py
+writes from them, and tools/check/notebooks.py what a learner receives.
 Each check takes the project root and returns a list of problems, each a
 sentence that names the file (and line where there is one). An empty list
 means the check passed. The tests in `tests/` call these functions on the
 real book and, with planted mistakes, on copies of it.
 
-    python tools/bookcheck.py   # run every check, print the problems
+    python -m tools.check.all   # run every check, print the problems
 """
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import nbcheck  # noqa: E402
-import outputcheck  # noqa: E402
-import qmdcheck  # noqa: E402
-from bookfiles import ROOT  # noqa: E402
+from tools.check import lint as qmdcheck
+from tools.check import notebooks as nbcheck
+from tools.check import outputs as outputcheck
+from tools.source.book import ROOT
 
 CHECKS = [
     qmdcheck.check_quarto_files,
@@ -43,7 +41,7 @@ CHECKS = [
 
 
 def all_checks() -> list:
-    """CHECKS, and the checks of what learners receive (tools/nbcheck.py)."""
+    """CHECKS, and the checks of what learners receive (tools/check/notebooks.py)."""
     return CHECKS + nbcheck.CHECKS
 
 

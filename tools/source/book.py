@@ -2,7 +2,7 @@
 notebook, where its two editions live (and the command that writes them),
 and every `.qmd` parsed.
 
-The checks (tools/qmdcheck.py, tools/outputcheck.py, tools/nbcheck.py) and
+The checks (tools/check/lint.py, tools/check/outputs.py, tools/check/notebooks.py) and
 tools/regenerate.py find the book's files here.
 """
 
@@ -10,31 +10,57 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import qmd as qmd_module
+from tools.source import qmd as qmd_module
 
-ROOT = Path(__file__).resolve().parent.parent
-REGENERATE = ".venv/bin/python tools/regenerate.py"
+ROOT = Path(__file__).resolve().parents[2]
+REGENERATE = ".venv/bin/python -m tools.regenerate"
+# Every kernel that records or checks an output runs on one thread, which
+# keeps float reductions in one order (tools/setup.sh exports the same).
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 def quarto_config(root: Path) -> dict:
+    """`_quarto.yml`, parsed: the one place the book's tools read it."""
     return qmd_module.load_yaml(
         (root / "_quarto.yml").read_text(encoding="utf-8")
     )
 
 
+def pinned(name: str, root: Path = ROOT) -> str | None:
+    """The version `requirements.txt` pins name to (`name==X.Y.Z`)."""
+    requirements = root / "requirements.txt"
+    if not requirements.is_file():
+        return None
+    for line in requirements.read_text(encoding="utf-8").splitlines():
+        spec = line.split("#", 1)[0].partition(";")[0].strip()
+        if spec.startswith(f"{name}=="):
+            return spec.removeprefix(f"{name}==").strip()
+    return None
+
+
+def book_parts(root: Path) -> list[tuple[str, bool]]:
+    """Every file `_quarto.yml` lists, in order, each with whether it is
+    an appendix (a part's `href` and chapters count as chapters)."""
+    book = quarto_config(root).get("book", {})
+
+    def entries(items) -> list[str]:
+        files = []
+        for item in items or []:
+            if isinstance(item, str):
+                files.append(item)
+            elif isinstance(item, dict):
+                files += [item["href"]] if "href" in item else []
+                files += entries(item.get("chapters"))
+        return files
+
+    return [(f, False) for f in entries(book.get("chapters"))] + [
+        (f, True) for f in entries(book.get("appendices"))
+    ]
+
+
 def book_files(root: Path) -> list[str]:
     """Every file `_quarto.yml` lists as a chapter or appendix, in order."""
-    book = quarto_config(root).get("book", {})
-    files: list[str] = []
-    for key in ("chapters", "appendices"):
-        for entry in book.get(key, []) or []:
-            if isinstance(entry, str):
-                files.append(entry)
-            elif isinstance(entry, dict):
-                if "href" in entry:
-                    files.append(entry["href"])
-                files.extend(entry.get("chapters", []) or [])
-    return files
+    return [name for name, _ in book_parts(root)]
 
 
 def notebook_chapters(root: Path) -> list[str]:

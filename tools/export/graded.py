@@ -18,14 +18,13 @@ tools/assignments.py turns them into otter-grader assignments.
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import qmd  # noqa: E402
+from tools.export import notebook as convert
+from tools.source import qmd
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 POINTS = re.compile(
     r"::: \{#(exr-[\w-]+)\}\n## (.*)\n\*(\w+) · (\d+) min · (\d+) points?\*"
 )
@@ -81,7 +80,7 @@ def questions(parsed: qmd.Qmd) -> list[Question]:
             exercise = opened[-1] if opened else exercise
         else:
             exercise_of[str(part[1].options.get("label", ""))] = exercise
-    cells = [cell for cell, _ in qmd.edition_cells(parsed)]
+    cells = [cell for cell, _ in convert.edition_cells(parsed)]
     found: dict[str, Question] = {}
     for cell in cells:
         label = cell_label(cell)

@@ -3,7 +3,7 @@
 - `check_no_quarto_syntax`: no notebook's Markdown shows Quarto's own
   syntax (a cross-reference `@fig-x`, a citation `[@key]`, a div fence
   `:::`, an attribute `{#id}` or `{.class}`, a shortcode `{{< >}}`);
-  tools/nbmarkdown.py translates all of them.
+  tools/export/markdown.py translates all of them.
 - `check_no_answers_for_students`: no answer reaches a file a learner
   receives, by any route. The answers are every string a worked solution
   prints (each output line and each value in it, whatever its length),
@@ -25,10 +25,12 @@ import json
 import re
 from pathlib import Path
 
-import bookfiles
 import nbformat
-import nbmarkdown
-import qmd as qmd_module
+
+from tools.export import markdown as nbmarkdown
+from tools.export import notebook as convert
+from tools.source import book as bookfiles
+from tools.source import qmd as qmd_module
 
 QUARTO_SYNTAX = {
     "a cross-reference": nbmarkdown.XREF,
@@ -90,7 +92,7 @@ def check_no_quarto_syntax(root: Path) -> list[str]:
                 for found in quarto_syntax(cell.source):
                     problems.append(
                         f"{path.relative_to(root)}: cell {number} shows "
-                        f"Quarto's {found}; tools/nbmarkdown.py must "
+                        f"Quarto's {found}; tools/export/markdown.py must "
                         f"translate it (run `{bookfiles.REGENERATE} {name}`)"
                     )
     return problems
@@ -163,7 +165,7 @@ def _flagged_cells(root: Path, name: str) -> list:
     )
     if _FLAGGED.get(path, (None,))[0] != stamp:
         parsed = qmd_module.parse(chapter)
-        flags = [secret for _, secret in qmd_module.edition_cells(parsed)]
+        flags = [secret for _, secret in convert.edition_cells(parsed)]
         cells = read(path).cells
         flagged = [
             (number, cell, secret)

@@ -1,0 +1,161 @@
+"""A parsed chapter (tools/source/qmd.py) as the cells of its notebooks.
+
+The student edition is the instructor edition without the instructor-only
+cells; Markdown reads as the website does (tools/export/markdown.py).
+"""
+
+from __future__ import annotations
+
+import nbformat
+
+from tools.export import markdown as nbmarkdown
+from tools.source.qmd import (
+    DIV_CLOSE,
+    DIV_OPEN,
+    EDITIONS,
+    EXERCISE_OPEN,
+    KIND,
+    WORK,
+    Qmd,
+    cell_options,
+)
+
+
+def to_notebook(qmd: Qmd, edition: str) -> nbformat.NotebookNode:
+    """The notebook cells of one edition, without outputs."""
+    if edition not in EDITIONS:
+        raise ValueError(f"edition must be one of {EDITIONS}, not {edition}")
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata = {
+        "kernelspec": {
+            "display_name": "Python 3 (ipykernel)",
+            "language": "python",
+            "name": "python3",
+        },
+        "language_info": {"name": "python"},
+    }
+    cells = [
+        cell
+        for cell, solution in edition_cells(qmd)
+        if edition == "instructor" or not solution
+    ]
+    # Stable ids keep the file byte-identical from one run to the next.
+    for number, cell in enumerate(cells):
+        cell["id"] = f"cell-{number:03d}"
+    notebook.cells = cells
+    return notebook
+
+
+def edition_cells(qmd: Qmd) -> list[tuple[nbformat.NotebookNode, bool]]:
+    """The instructor edition's cells, each with whether it is a solution.
+
+    The student edition is exactly these cells without the solutions.
+    Markdown reads as the website does (tools/export/markdown.py): a title cell
+    first, numbered references, a caption after each figure, a References
+    cell last; the front matter stays in the `.qmd`.
+    """
+    book = nbmarkdown.load_book(nbmarkdown.find_root(qmd.path))
+    # Both editions and several checks convert a chapter: translate once.
+    if qmd.converted is None or qmd.converted[0] is not book:
+        qmd.converted = (
+            book,
+            _translate(qmd, nbmarkdown.Chapter(book, qmd.path)),
+        )
+    return [
+        (_cell(kind, source, folded), solution)
+        for kind, source, solution, folded in qmd.converted[1]
+    ]
+
+
+def _translate(qmd: Qmd, chapter) -> list[tuple[str, str, bool, bool]]:
+    """(cell type, source, is a solution, is folded) of every cell."""
+    cells = []
+    for index, part in enumerate(qmd.parts):
+        if part[0] == "code":
+            chunk = part[1]
+            cells.append(("code", chunk.source, chunk.solution, chunk.folded))
+            # Only a figure's chunk has a caption; most chunks skip YAML.
+            if "fig-" in chunk.source:
+                caption = chapter.caption(chunk.options)
+                if caption:
+                    cells.append(("markdown", caption, chunk.solution, False))
+            continue
+        _, source, _, solution = part
+        text = chapter.markdown(source)
+        if text.strip():
+            cells.append(("markdown", text, solution, False))
+        following = qmd.parts[index + 1 : index + 2]
+        starter = following and following[0][0] == "code"
+        exercise = None if starter else last_exercise(source)
+        if exercise and exercise[1] in WORK:
+            # A cell to work in, as the exercises with a starter have.
+            number = chapter.number_text(exercise[0], "Exercise")
+            scratch = f"# {number}: your code here."
+            cells.append(("code", scratch, solution, False))
+        if len(cells) == 1 and chapter.heading:
+            cells.append(("markdown", chapter.instructor_note(), True, False))
+    references = chapter.references()
+    if references:
+        cells.append(("markdown", references, False, False))
+    return cells
+
+
+def last_exercise(text: str) -> tuple[str, str] | None:
+    """(label, kind) of an exercise that ends text, else None.
+
+    The kind is the first word of its kind line (`*Compute · 10 min*`).
+    """
+    lines = text.rstrip().split("\n")
+    if not DIV_CLOSE.match(lines[-1]):
+        return None
+    for index in range(len(lines) - 1, -1, -1):
+        opened = EXERCISE_OPEN.match(lines[index])
+        if opened:
+            kinds = (KIND.match(line) for line in lines[index + 1 :])
+            kind = next((k.group(1) for k in kinds if k), "")
+            return opened.group(1), kind
+        if DIV_OPEN.match(lines[index]):
+            return None  # the last div to open is no exercise
+    return None
+
+
+def _cell(
+    cell_type: str, source: str, folded: bool = False
+) -> nbformat.NotebookNode:
+    """A cell as `nbformat.v4.new_{cell_type}_cell(source)` makes it.
+
+    Those functions check each new cell against the notebook schema, which
+    took most of the time of converting the book (the checks convert it
+    often). `nbformat.write` still checks the whole notebook.
+
+    A folded cell (`code-fold: true`: the figure style, a figure's code, a
+    self-check's machinery) shows only its summary on the website; in
+    JupyterLab and Notebook 7 its code is collapsed likewise
+    (`source_hidden`), one click from view, and it runs as any cell does.
+    """
+    metadata = nbformat.NotebookNode()
+    if folded:
+        metadata.jupyter = nbformat.NotebookNode(source_hidden=True)
+    # The chunk's tags (a timing's `nbval-ignore-output`); most have none.
+    if cell_type == "code" and "#| tags:" in source:
+        metadata.tags = list(cell_options(source).get("tags") or [])
+    cell = nbformat.NotebookNode(
+        cell_type=cell_type, metadata=metadata, source=source
+    )
+    if cell_type == "code":
+        cell.execution_count = None
+        cell.outputs = []
+    return cell
+
+
+def cell_signature(notebook: nbformat.NotebookNode) -> list[tuple]:
+    """What the sync test compares: each cell's type, source, fold, tags."""
+    return [
+        (
+            cell.cell_type,
+            cell.source,
+            bool(cell.metadata.get("jupyter", {}).get("source_hidden")),
+            cell.metadata.get("tags", []),
+        )
+        for cell in notebook.cells
+    ]
