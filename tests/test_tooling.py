@@ -4,6 +4,7 @@ import ast
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from conftest import ROOT, LazyModule
 
@@ -30,7 +31,7 @@ def test_tooling_passes_lint():
 def test_tooling_lines_fit_79_characters():
     # ruff format keeps code within 79 but leaves long strings and
     # comments alone (E501 is off for the chapters' `#|` option lines).
-    paths = sorted([*ROOT.glob("tools/*.py"), *ROOT.glob("tests/*.py")])
+    paths = sorted([*ROOT.glob("tools/**/*.py"), *ROOT.glob("tests/*.py")])
     too_long = [
         f"{path.relative_to(ROOT)}:{number}"
         for path in paths
@@ -40,6 +41,34 @@ def test_tooling_lines_fit_79_characters():
         if len(line) > 79
     ]
     assert not too_long, "lines over 79 characters: " + ", ".join(too_long)
+
+
+def test_tooling_layers_point_one_way():
+    # The contract is in pyproject.toml ([tool.importlinter]).
+    result = subprocess.run(
+        [Path(sys.executable).with_name("lint-imports"), "--no-cache"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout, result.stdout
+
+
+# What a module that is not imported as part of its package needs.
+PATH_EDITS = ("sys.path." + "insert", "noqa: " + "E402")
+
+
+def test_tooling_is_imported_as_a_package():
+    edits = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted(
+            [*ROOT.glob("tools/**/*.py"), *ROOT.glob("tests/*.py")]
+        )
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+        if any(edit in line for edit in PATH_EDITS)
+    ]
+    assert not edits, "import the tooling as the package tools: " + str(edits)
 
 
 # The guide's bound: one module per concern, none over about 400 lines.

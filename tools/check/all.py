@@ -41,7 +41,8 @@ CHECKS = [
 
 
 def all_checks() -> list:
-    """CHECKS, and the checks of what learners receive (tools/check/notebooks.py)."""
+    """CHECKS, and the checks of what learners receive
+    (tools/check/notebooks.py)."""
     return CHECKS + nbcheck.CHECKS
 
 

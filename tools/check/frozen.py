@@ -1,6 +1,6 @@
 """Check that Quarto's frozen results in _freeze/ match the chapters.
 
-    python tools/check/frozen.py    # list stale or missing results; exit 1 if any
+    python -m tools.check.frozen   # list stale or missing results
 
 `execute: freeze: auto` in _quarto.yml makes Quarto keep each chapter's
 executed results in _freeze/ (committed), and run a chapter's code again

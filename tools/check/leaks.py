@@ -18,9 +18,10 @@ from pathlib import Path
 
 import nbformat
 
-from tools.assignments import ROOT, graded_chapters
 from tools.export import notebook as convert
+from tools.export.graded import graded_chapters
 from tools.source import qmd
+from tools.source.book import ROOT
 
 
 def solution_traces(name: str, root: Path = ROOT) -> list[str]:

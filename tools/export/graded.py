@@ -23,8 +23,8 @@ from pathlib import Path
 
 from tools.export import notebook as convert
 from tools.source import qmd
+from tools.source.book import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 POINTS = re.compile(
     r"::: \{#(exr-[\w-]+)\}\n## (.*)\n\*(\w+) · (\d+) min · (\d+) points?\*"
 )

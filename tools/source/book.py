@@ -2,7 +2,7 @@
 notebook, where its two editions live (and the command that writes them),
 and every `.qmd` parsed.
 
-The checks (tools/check/lint.py, tools/check/outputs.py, tools/check/notebooks.py) and
+The checks (tools/check/lint.py, outputs.py, notebooks.py) and
 tools/regenerate.py find the book's files here.
 """
 
