@@ -59,7 +59,13 @@ def executable(name: str) -> str | None:
 
 # Prose a reader sees: chapters (with their exercises), preface, README and
 # the style guide.
-SPELLING_PATHS = ["chapters", "index.qmd", "README.md", "tools/STYLE.md"]
+SPELLING_PATHS = [
+    "chapters",
+    "index.qmd",
+    "README.md",
+    "CONTRIBUTING.md",
+    "tools/STYLE.md",
+]
 WORDS = ROOT / "tools" / "codespell-words.txt"
 
 
@@ -445,3 +451,9 @@ def test_sitecheck_fails_below_the_lighthouse_floor(sitecheck):
     assert result.returncode == 1, output(result)
     assert f"{page}: Lighthouse accessibility" in result.stdout, output(result)
     assert "html-has-lang" in result.stdout, output(result)
+
+
+def test_readme_is_short_enough_to_read():
+    # For readers, learners and instructors; authors read CONTRIBUTING.md.
+    words = len((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert words <= 700, f"README.md has {words} words (at most 700)"
