@@ -1,12 +1,12 @@
 """Quarto Markdown becomes what the website shows (tools/export/markdown.py),
 numbered as Quarto numbers the book (tools/source/numbers.py), with citations
-as pandoc's Chicago author-date style prints them (tools/source/bibtex.py)."""
+as pandoc's Chicago author-date style prints them (tools/source/citations.py)."""
 
 import pytest
 from conftest import ROOT
 
 from tools.export import notebook as convert
-from tools.source import bibtex, links, qmd
+from tools.source import citations, links, qmd
 from tools.source import numbers as booknumbers
 
 SITE = "https://org.github.io/repo/"
@@ -259,9 +259,9 @@ def test_references_cell_lists_the_works_cited(book):
         "## References\n\n"
         "Duo, Ann, and Łukasz Kaiser. 2019. “Two Heads.” *Proceedings of "
         "Somewhere*. <https://example.org/two>.\n\n"
-        "Solo, Han. 2020. “One GPU Is Enough.” *Journal of Things* 3, "
+        "Solo, Han. 2020. “One GPU Is Enough.” *Journal of Things* 3: "
         "770–78.\n\n"
-        "Trio, A., B. Müller, and C. Cee. 2018. “Three.” "
+        "Trio, A., B. Müller, and C. Cee. 2018. *Three*. "
         "<https://doi.org/10.1/x>."
     )
     assert not [c for c in cells(book, "two") if "References" in c]
@@ -370,33 +370,15 @@ def test_student_edition_is_the_instructor_one_without_solutions(book):
     assert not [c for c in student if "The answer" in c or "42" in c]
 
 
-def test_bibtex_reads_values_and_accents(tmp_path):
+def test_citations_are_pandocs_chicago_author_date(tmp_path):
     path = tmp_path / "x.bib"
     path.write_text(BIB, encoding="utf-8")
-    entries = bibtex.read(path)
-    assert list(entries) == ["solo2020one", "duo2019two", "trio2018three"]
-    assert (
-        entries["duo2019two"].fields["booktitle"] == "Proceedings of Somewhere"
-    )
-    assert entries["trio2018three"].families == ["Trio", "Müller", "Cee"]
-    assert entries["solo2020one"].fields["title"] == "One GPU Is Enough"
-    assert bibtex.years(entries)["solo2020one"] == "2020"
-
-
-@pytest.mark.parametrize(
-    "pages, shown",
-    [
-        ("770--778", "770–78"),
-        ("4246--4253", "4246–53"),
-        ("107--108", "107–8"),
-        ("1002--1006", "1002–6"),
-        ("498--532", "498–532"),
-        ("71--72", "71–72"),
-        ("100--104", "100–104"),
-    ],
-)
-def test_page_ranges_as_chicago_shortens_them(pages, shown):
-    assert bibtex._page_range(pages) == shown
+    works = citations.read(path)
+    assert list(works) == ["solo2020one", "duo2019two", "trio2018three"]
+    assert works["trio2018three"].cited == "Trio et al. 2018"
+    assert "Müller" in works["trio2018three"].reference
+    assert works["solo2020one"].narrative == "Solo (2020)"
+    assert "“One GPU Is Enough.”" in works["solo2020one"].reference
 
 
 def test_same_authors_same_year_get_letters(tmp_path):
@@ -404,7 +386,8 @@ def test_same_authors_same_year_get_letters(tmp_path):
     two = "@article{a1, author={Solo, H.}, title={B}, year={2020}}\n"
     two += "@article{a2, author={Solo, H.}, title={A}, year={2020}}\n"
     path.write_text(two, encoding="utf-8")
-    assert bibtex.years(bibtex.read(path)) == {"a2": "2020a", "a1": "2020b"}
+    years = {k: w.year for k, w in citations.read(path).items()}
+    assert years == {"a1": "2020b", "a2": "2020a"}
 
 
 def test_a_chapter_not_yet_in_the_book_still_converts(book):

@@ -25,6 +25,7 @@ from pathlib import Path
 import nbformat
 
 from tools.export import notebook as convert
+from tools.source import citations
 from tools.source.book import (
     book_files,
     chapter_files,
@@ -117,7 +118,7 @@ def check_crossrefs(root: Path) -> list[str]:
 def bib_keys(root: Path) -> set[str]:
     bibliography = quarto_config(root).get("bibliography", "references.bib")
     text = (root / bibliography).read_text(encoding="utf-8")
-    return set(re.findall(r"^\s*@\w+\s*\{\s*([^,\s]+)\s*,", text, re.M))
+    return set(citations.KEY.findall(text))
 
 
 def check_citations(root: Path) -> list[str]:

@@ -200,9 +200,8 @@ def public_text(root: Path, name: str) -> str:
         pieces += _output_texts(cell)
     for target in book.targets.values():
         pieces += [target.text(), target.number, book.link(target)]
-    for key, entry in book.entries.items():
-        pieces += [entry.author_text(), book.years[key]]
-        pieces.append(entry.reference(book.years[key]))
+    for work in book.works.values():
+        pieces += [work.cited, work.narrative, work.year, work.reference]
     chapter = nbmarkdown.Chapter(book, parsed.path)
     pieces += chapter.title_block("")
     return "\n".join(pieces)

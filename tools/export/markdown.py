@@ -152,13 +152,12 @@ class Chapter:
 
     def references(self) -> str | None:
         """A References cell listing the works the chapter cited."""
-        entries = [self.book.entries[key] for key in dict.fromkeys(self.cited)]
-        if not entries:
+        works = [self.book.works[key] for key in dict.fromkeys(self.cited)]
+        if not works:
             return None
-        entries.sort(key=lambda e: (e.families, self.book.years[e.key]))
         lines = ["## References"]
-        for entry in entries:
-            lines += ["", entry.reference(self.book.years[entry.key])]
+        for work in sorted(works, key=lambda work: work.order):
+            lines += ["", work.reference]
         return "\n".join(lines)
 
     def markdown(self, text: str) -> str:
@@ -333,12 +332,13 @@ class Chapter:
             if key in self.book.targets:
                 items.append(f"{prefix}{self._xref(key, minus)}{suffix}")
                 continue
-            if key not in self.book.entries:
+            if key not in self.book.works:
                 return match.group(0)
             self.cited.append(key)
-            entry = self.book.entries[key]
-            who = "" if minus else entry.author_text() + " "
-            items.append(f"{prefix}{who}{self.book.years[key]}{suffix}")
+            work = self.book.works[key]
+            items.append(
+                f"{prefix}{work.year if minus else work.cited}{suffix}"
+            )
         if all(
             XREF.search(item) is None for item in match.group(1).split(";")
         ):
@@ -347,10 +347,8 @@ class Chapter:
 
     def _narrative(self, match: re.Match) -> str:
         key = match.group(2)
-        if key not in self.book.entries:
+        if key not in self.book.works:
             return match.group(0)
         self.cited.append(key)
-        entry = self.book.entries[key]
-        if match.group(1):
-            return self.book.years[key]
-        return f"{entry.author_text()} ({self.book.years[key]})"
+        work = self.book.works[key]
+        return work.year if match.group(1) else work.narrative

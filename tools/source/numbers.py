@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.source import bibtex, links, qmd
+from tools.source import citations, links, qmd
 from tools.source.book import book_parts, quarto_config
 
 PREFIX = {
@@ -67,8 +67,7 @@ class Book:
     targets: dict[str, Target] = field(default_factory=dict)
     headings: dict[str, list[str]] = field(default_factory=dict)
     chapters: dict[str, Target] = field(default_factory=dict)
-    entries: dict[str, bibtex.Entry] = field(default_factory=dict)
-    years: dict[str, str] = field(default_factory=dict)
+    works: dict[str, citations.Work] = field(default_factory=dict)
 
     def link(self, target: Target) -> str:
         anchor = f"#{target.anchor}" if target.anchor else ""
@@ -120,8 +119,7 @@ def load_book(root: Path) -> Book:
         _scan(book, relative, qmd.parse(path), appendix, numbers)
     for bib_path in watched[1 + len(files) :]:
         if bib_path.exists():
-            book.entries.update(bibtex.read(bib_path))
-    book.years = bibtex.years(book.entries)
+            book.works.update(citations.read(bib_path))
     _CACHE[root] = (stamp, book)
     return book
 

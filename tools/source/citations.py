@@ -1,0 +1,84 @@
+"""Every work of `references.bib` as the website cites and lists it.
+
+Quarto formats citations with Pandoc's citeproc and its default style,
+Chicago author-date: `[@key]` is "(Vaswani et al. 2017)", `@key` is
+"Vaswani et al. (2017)", `[-@key]` is "(2017)", and the References list
+"Vaswani, Ashish, ... 2017. “Title.” In ...". The notebooks show the same
+text (tools/export/markdown.py), made by the same Pandoc (3.9, from the
+pinned `pypandoc-binary`, or Quarto's own where that is not installed):
+each work cited in the three ways, all in one document, as Markdown.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+# A work's entry in the list Pandoc writes: `::: {#ref-KEY .csl-entry}`.
+ENTRY = re.compile(
+    r"^::: \{#ref-(\S+) \.csl-entry\}\n(.*?)\n:::$", re.M | re.S
+)
+KEY = re.compile(r"^\s*@\w+\s*\{\s*([^,\s]+)\s*,", re.M)
+
+
+@dataclass
+class Work:
+    cited: str  # inside a parenthetical citation: "Vaswani et al. 2017"
+    narrative: str  # "Vaswani et al. (2017)"
+    year: str  # "2017", or "2016a" beside a work of the same authors
+    reference: str  # the References entry, in Markdown
+    order: int  # its place in the References list
+
+
+def pandoc() -> str:
+    """Pandoc: the pinned pypandoc-binary's, else one on PATH."""
+    try:
+        import pypandoc
+
+        return pypandoc.get_pandoc_path()
+    except (ImportError, OSError):
+        found = shutil.which("pandoc") or shutil.which("quarto")
+        if found is None:
+            raise RuntimeError(
+                "no Pandoc: `bash tools/setup.sh` installs pypandoc-binary"
+            ) from None
+        return found
+
+
+def read(bibliography: Path) -> dict[str, Work]:
+    """Each work of the bibliography, keyed by its citation key."""
+    keys = KEY.findall(bibliography.read_text(encoding="utf-8"))
+    forms = [f"[@{k}]\n\n@{k}\n\n[-@{k}]" for k in keys]
+    command = [pandoc()]
+    if command[0].endswith("quarto"):
+        command.append("pandoc")
+    command += [
+        "--citeproc",
+        f"--bibliography={bibliography}",
+        "--from=markdown",
+        "--to=markdown-smart",
+        "--wrap=none",
+    ]
+    text = "---\nnocite: '@*'\n---\n" + "\n\n".join(forms)
+    written = subprocess.run(
+        command, input=text, capture_output=True, text=True, check=True
+    ).stdout
+    cited = written.split("\n\n")[: 3 * len(keys)]
+    entries = {
+        key: (n, ref) for n, (key, ref) in enumerate(ENTRY.findall(written))
+    }
+    works = {}
+    for index, key in enumerate(keys):
+        bracketed, narrative, year = cited[3 * index : 3 * index + 3]
+        order, reference = entries[key]
+        works[key] = Work(
+            bracketed.strip()[1:-1],
+            narrative.strip(),
+            year.strip()[1:-1],
+            reference.strip(),
+            order,
+        )
+    return works
