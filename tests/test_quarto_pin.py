@@ -21,7 +21,7 @@ PIN = re.search(
     r"^quarto-cli==([0-9.]+)$", PIN_FILE.read_text(encoding="utf-8"), re.M
 ).group(1)
 # What tools/quarto.sh runs besides bash's own builtins.
-COMMANDS = "bash cat chmod dirname grep head mkdir mktemp rm sed tail tr"
+COMMANDS = "bash cat chmod dirname head rm sed sort"
 
 # A fake pip: `install` puts a quarto reporting $FAKE_INSTALLS into
 # .venv/bin (or fails like quarto-cli's build without network when
@@ -100,7 +100,6 @@ def test_quarto_on_path_at_least_the_pin_is_used(project, version):
     result, pip = choose(project, quarto.parent)
     assert result.returncode == 0, result.stderr
     assert result.stdout == f"{quarto}\n"
-    assert f"using Quarto {version} at {quarto}" in result.stderr
     assert pip == []
 
 
@@ -112,7 +111,7 @@ def test_quarto_on_path_older_than_the_pin_is_replaced(project, old):
     result, pip = choose(project, quarto.parent, newer.parent)
     assert result.returncode == 0, result.stderr
     assert result.stdout == f"{newer}\n", "the first new enough on PATH"
-    assert f"skipping {quarto}: Quarto {old}, older than" in result.stderr
+    assert f"skipping {quarto}, older than" in result.stderr
     assert pip == []
 
 
@@ -138,13 +137,6 @@ def test_quarto_variable_overrides_path(project):
     result, pip = choose(project, new.parent, quarto=mine)
     assert result.returncode == 0, result.stderr
     assert result.stdout == f"{mine}\n"
-    assert f"QUARTO is Quarto 1.5.57, older than the pinned {PIN}" in (
-        result.stderr
-    )
-    missing, pip = choose(project, new.parent, quarto=project / "nothing")
-    assert missing.returncode == 2
-    assert missing.stdout == ""
-    assert "does not run" in missing.stderr
     assert pip == []
 
 
@@ -162,21 +154,13 @@ def test_failed_install_says_how_to_install_by_hand(project):
     result, pip = choose(project)
     assert result.returncode == 2
     assert result.stdout == ""
-    message = result.stderr.splitlines()
-    assert "installing quarto-cli==" in message[0]
-    assert len(message[1:]) == 3, result.stderr
-    assert "Error downloading Quarto: <urlopen error" in message[1]
-    assert "quarto.org/docs/get-started" in message[2]
-    assert "bash tools/test.sh" in message[3]
+    assert "quarto.org/docs/get-started" in result.stderr
+    assert "bash tools/test.sh" in result.stderr
     assert venv_files(project) == before, ".venv changed"
-
-
-def test_installed_quarto_that_does_not_run_is_uninstalled(project):
-    before = venv_files(project)
+    # A quarto that installs but does not run is taken out again.
     result, pip = choose(project, installs="exit 1")
     assert result.returncode == 2
-    assert "the installed .venv/bin/quarto does not run" in result.stderr
-    assert [call.split()[0] for call in pip] == ["install", "uninstall"]
+    assert [call.split()[0] for call in pip[-2:]] == ["install", "uninstall"]
     assert venv_files(project) == before, ".venv changed"
 
 
@@ -219,14 +203,6 @@ def test_book_render_0_hides_quarto_from_the_tests(monkeypatch, tmp_path):
     runs it: BOOK_RENDER=0 leaves the render and site-check tests out."""
     import conftest
 
-    # Importing benchmark sets one thread for its notebooks: the variables
-    # go back to what they were (unset too) after this test.
-    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        monkeypatch.setenv(name, os.environ.get(name, ""))
-        if not os.environ[name]:
-            monkeypatch.delenv(name)
-    from tools import benchmark
-
     fake = tmp_path / "quarto"
     fake.write_text("#!/bin/sh\n")
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
@@ -235,5 +211,3 @@ def test_book_render_0_hides_quarto_from_the_tests(monkeypatch, tmp_path):
     assert conftest.quarto() == str(fake)
     monkeypatch.setenv("BOOK_RENDER", "0")
     assert conftest.quarto() is None
-    assert benchmark.SUITE["BOOK_RENDER"] == "0"
-    assert benchmark.SUITE["BOOK_SITECHECK"] == "0"

@@ -83,7 +83,7 @@ def test_regenerating_a_fresh_clone_changes_nothing(tmp_path):
     clone = tmp_path / "book"
     subprocess.run(["git", "clone", "-q", ROOT, clone], check=True)
     (clone / ".venv").symlink_to(ROOT / ".venv")
-    command = [sys.executable, "-m", "tools.regenerate", "mechanics"]
+    command = [sys.executable, "-m", "tools.regenerate", "intuition"]
     subprocess.run(command, cwd=clone, check=True, capture_output=True)
     status = ["git", "status", "--porcelain", "--untracked-files=all"]
     changed = subprocess.run(

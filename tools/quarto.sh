@@ -1,114 +1,41 @@
 #!/usr/bin/env bash
-# Find the Quarto to render with, installing the pinned one when needed.
-#
-#   bash tools/quarto.sh         # prints the path of the quarto to use
-#   bash tools/quarto.sh --pin   # prints the pinned version
-#
-# The pin is the `quarto-cli==X.Y.Z` line of requirements-render.txt.
-# In order: $QUARTO when set; else the first `quarto` on PATH that is at
-# least the pin; else .venv/bin/quarto when it is; else the pinned
-# quarto-cli installed into .venv (its build downloads Quarto's release).
-# Notes go to stderr; when no Quarto can be had, it says why and how to
-# install one by hand, and exits 2. Called by tools/render.sh, after
-# tools/setup.sh has made .venv.
+# Print the path of the Quarto to render with, installing the pinned one
+# when needed (`--pin` prints the pinned version: the quarto-cli==X.Y.Z
+# line of requirements-render.txt, read by CI too).
+# In order: $QUARTO; the first `quarto` on PATH at least the pin;
+# .venv/bin/quarto; else the pinned quarto-cli installed into .venv (its
+# build downloads Quarto's release). Notes go to stderr; when no Quarto can
+# be had it says how to install one by hand and exits 2.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 pin=$(sed -n 's/^quarto-cli==\([0-9][0-9.]*\).*/\1/p' requirements-render.txt)
-if [ -z "$pin" ]; then
-    echo "render: no quarto-cli==X.Y.Z line in requirements-render.txt" >&2
-    exit 2
-fi
-if [ "${1:-}" = "--pin" ]; then
-    echo "$pin"
-    exit 0
-fi
+[ "${1:-}" = "--pin" ] && { echo "$pin"; exit 0; }
+[ -n "${QUARTO:-}" ] && { echo "$QUARTO"; exit 0; }
 
-# Whether version $1 is at least version $2 (numeric dotted parts; a
-# suffix such as -dev is ignored).
-at_least() {
-    local -a have want
-    local i
-    IFS=. read -ra have <<<"${1%%[!0-9.]*}"
-    IFS=. read -ra want <<<"$2"
-    for i in 0 1 2 3; do
-        if [ "$((10#${have[i]:-0}))" -ne "$((10#${want[i]:-0}))" ]; then
-            [ "$((10#${have[i]:-0}))" -gt "$((10#${want[i]:-0}))" ]
-            return
-        fi
-    done
-    return 0
+# Whether the quarto at $1 runs and is at least the pin.
+recent() {
+    local version
+    version=$("$1" --version 2>/dev/null | head -n 1) || return 1
+    [ -n "$version" ] &&
+        [ "$(printf '%s\n' "$pin" "${version%%-*}" | sort -V | head -n 1)" = "$pin" ]
 }
-
-# The version a quarto executable reports, or nothing when it cannot run.
-version_of() {
-    "$1" --version 2>/dev/null | head -n 1 | tr -d '[:space:]' || true
-}
-
-use() {
-    echo "render: using Quarto $2 at $1" >&2
-    echo "$1"
-    exit 0
-}
-
-if [ -n "${QUARTO:-}" ]; then
-    version=$(version_of "$QUARTO")
-    if [ -z "$version" ]; then
-        echo "render: QUARTO=$QUARTO does not run (\`$QUARTO --version\`" \
-            "failed); point QUARTO at a quarto executable, or unset it." >&2
-        exit 2
-    fi
-    if ! at_least "$version" "$pin"; then
-        echo "render: QUARTO is Quarto $version, older than the pinned" \
-            "$pin (requirements-render.txt); using it as asked." >&2
-    fi
-    use "$QUARTO" "$version"
-fi
-
 while IFS= read -r candidate; do
-    version=$(version_of "$candidate")
-    if [ -n "$version" ] && at_least "$version" "$pin"; then
-        use "$candidate" "$version"
-    fi
-    echo "render: skipping $candidate: Quarto ${version:-that does" \
-        "not run}, older than the pinned $pin" >&2
+    recent "$candidate" && { echo "$candidate"; exit 0; }
+    echo "render: skipping $candidate, older than the pinned $pin" >&2
 done < <(type -aP quarto || true)
-
 venv_quarto=$PWD/.venv/bin/quarto
-if [ -x "$venv_quarto" ]; then
-    version=$(version_of "$venv_quarto")
-    if [ -n "$version" ] && at_least "$version" "$pin"; then
-        use "$venv_quarto" "$version"
-    fi
-fi
+recent "$venv_quarto" && { echo "$venv_quarto"; exit 0; }
 
-# --no-deps: quarto-cli's dependencies (jupyter, nbclient, wheel) are not
-# needed by the quarto command, and the first two are pinned in
-# requirements.txt; this install must not change them. pip builds the
-# package (downloading Quarto) before it touches .venv, so a failed
-# download leaves .venv as it was.
-echo "render: no Quarto $pin or newer on PATH; installing quarto-cli==$pin" \
-    "into .venv (its build downloads Quarto's release)" >&2
-log=$(mktemp "${TMPDIR:-/tmp}/quarto-install.XXXXXX")
-if .venv/bin/pip install --disable-pip-version-check --no-deps \
-    -r requirements-render.txt >"$log" 2>&1; then
-    version=$(version_of "$venv_quarto")
-    if [ -n "$version" ] && at_least "$version" "$pin"; then
-        rm -f "$log"
-        use "$venv_quarto" "$version"
-    fi
-    # Installed, but its quarto does not run here (an unsupported
-    # platform): take it out again so .venv stays as it was.
-    reason="the installed .venv/bin/quarto does not run"
-    .venv/bin/pip uninstall --yes --quiet quarto-cli >>"$log" 2>&1 || true
-else
-    reason=$(grep -m 1 -E 'Error downloading|not supported|^ERROR' "$log" ||
-        tail -n 1 "$log")
-    reason=$(echo "$reason" | sed 's/^ *//')
+echo "render: installing quarto-cli==$pin into .venv" >&2
+# --no-deps: the packages quarto-cli asks for are pinned in requirements.txt.
+if .venv/bin/pip install --quiet --disable-pip-version-check --no-deps \
+    -r requirements-render.txt >&2 && recent "$venv_quarto"; then
+    echo "$venv_quarto"
+    exit 0
 fi
-cat >&2 <<MSG
-render: could not install Quarto $pin into .venv: ${reason:-pip failed} (pip's output: $log).
-render: install Quarto $pin or newer by hand (https://quarto.org/docs/get-started/), then run this again, or set QUARTO=/path/to/quarto.
-Everything but rendering works without Quarto, all tests included: bash tools/test.sh
-MSG
+.venv/bin/pip uninstall --yes --quiet quarto-cli >/dev/null 2>&1 || true
+echo "render: could not install Quarto $pin; install it by hand" \
+    "(https://quarto.org/docs/get-started/) or set QUARTO=/path/to/quarto." \
+    "Everything but rendering works without it: bash tools/test.sh" >&2
 exit 2
