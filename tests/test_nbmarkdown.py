@@ -1,6 +1,7 @@
 """Quarto Markdown becomes what the website shows (tools/export/markdown.py),
 numbered as Quarto numbers the book (tools/source/numbers.py), with citations
-as pandoc's Chicago author-date style prints them (tools/source/citations.py)."""
+as pandoc's Chicago author-date style prints them
+(tools/source/citations.py)."""
 
 import pytest
 from conftest import ROOT
