@@ -46,6 +46,42 @@ export function blockParameters(D, Dff) {
 // Bytes per element of the dtypes the cost explorer offers.
 export const BYTES_PER_ELEMENT = { float32: 4, bfloat16: 2 };
 
+// The precisions of training the cost explorer offers, and what each
+// models (the systems chapter's training_state_bytes and
+// saved_activation_bytes):
+//   float32: every tensor in float32;
+//   "bfloat16 + float32 master": a bfloat16 copy of the model runs the
+//     passes, so every activation is bfloat16, and Adam updates a float32
+//     master copy of the weights (mixed precision as Micikevicius et al.
+//     2018 describe it);
+//   "autocast bfloat16": torch.autocast, float32 weights and gradients
+//     with the matrix products in bfloat16; the residual stream stays
+//     float32 (autocastSavedActivationBytes).
+// dtype: the dtype of the weights (and of the block's parameter bytes);
+// activations: the dtype of the FFN hidden tensor, the attention weights
+// and the key-value cache; master: whether trainingStateBytes adds a
+// float32 master copy; autocast: which saved-activation formula applies.
+export const PRECISIONS = {
+  float32: {
+    dtype: "float32",
+    activations: "float32",
+    master: false,
+    autocast: false,
+  },
+  "bfloat16 + float32 master": {
+    dtype: "bfloat16",
+    activations: "bfloat16",
+    master: true,
+    autocast: false,
+  },
+  "autocast bfloat16": {
+    dtype: "float32",
+    activations: "bfloat16",
+    master: false,
+    autocast: true,
+  },
+};
+
 // Bytes of the activations one forward pass of the block produces that
 // grow fastest: the FFN hidden tensor (B, S, Dff) and the attention
 // weights (B, H, S, S); beside them the block input (B, S, D), which the
@@ -105,9 +141,10 @@ export function kvCacheBytes(B, S, D, H, KV, bytesPerElement) {
 }
 
 // Bytes of training state for P parameters with Adam: the weights, their
-// gradients and Adam's two moments (float32), and, in mixed precision,
-// 16-bit weights and gradients beside a float32 master copy. Either way 16
-// bytes per parameter. The systems chapter's training_state_bytes.
+// gradients and Adam's two moments (float32, and under autocast too, whose
+// float32 weights are the master copy), and, with mixed = true, 16-bit
+// weights and gradients beside a float32 master copy. Either way 16 bytes
+// per parameter. The systems chapter's training_state_bytes.
 export function trainingStateBytes(P, mixed) {
   const low = mixed ? 2 : 4;
   const weights = low * P;
@@ -137,4 +174,22 @@ export function trainingStateBytes(P, mixed) {
 export function savedActivationBytes(B, S, D, Dff, H, bytesPerElement) {
   const perToken = (8 * D + 2 * Dff + 4) * bytesPerElement + 4 * H;
   return B * S * perToken;
+}
+
+// The same bytes under torch.autocast with bfloat16 (the systems chapter's
+// saved_activation_bytes(..., "autocast")), per token:
+//   2 D at 4 bytes: the block input X and the sum H, which the layer
+//     norms save, stay float32 (the residual stream is float32);
+//   6 D at 2 bytes: the norms' outputs as the bfloat16 copies the
+//     projections make of them, the queries, keys, values and the
+//     attention output;
+//   2 Dff at 2 bytes: the FFN hidden tensor before and after the
+//     activation;
+//   4 + H numbers at 4 bytes: the norms' statistics and the kernel's log
+//     of each head's softmax denominator;
+// and once per forward pass the bfloat16 copies autocast makes of the four
+// attention and two FFN weight matrices, 2 (4 D^2 + 2 D Dff) bytes.
+export function autocastSavedActivationBytes(B, S, D, Dff, H) {
+  const perToken = 4 * 2 * D + 2 * (6 * D + 2 * Dff) + 4 * (4 + H);
+  return B * S * perToken + 2 * (4 * D * D + 2 * D * Dff);
 }

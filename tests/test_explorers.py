@@ -144,6 +144,10 @@ def js_calls() -> list:
             ["savedActivationBytes", activation_args(s, nbytes)]
             for s in SAVED_CASES
         ]
+    calls += [
+        ["autocastSavedActivationBytes", activation_args(s, 0)[:5]]
+        for s in SAVED_CASES
+    ]
     for sizes in STATE_CASES:
         calls += [
             ["trainingStateBytes", [state_parameters(sizes), mixed]]
@@ -182,7 +186,7 @@ def run_node(calls: list) -> list:
 @pytest.fixture(scope="module")
 def js():
     """`js(name, *args)`: what explorer-formulas.js returns for that call."""
-    calls = [*js_calls(), ["BYTES_PER_ELEMENT", []]]
+    calls = [*js_calls(), ["BYTES_PER_ELEMENT", []], ["PRECISIONS", []]]
     results = {
         json.dumps(call): value
         for call, value in zip(calls, run_node(calls), strict=True)
@@ -513,8 +517,12 @@ def test_training_state_matches_adam(js, systems, sizes, mixed):
     )
 
 
-def fused_block_saved_bytes(sizes: Sizes, kind) -> int:
-    """Bytes autograd saves in a pre-norm block with fused attention."""
+def fused_block_saved_bytes(sizes: Sizes, kind, autocast=False) -> int:
+    """Bytes autograd saves in a pre-norm block with fused attention.
+
+    With autocast, the float32 block runs under torch.autocast with
+    bfloat16, whose weight copies are saved tensors like any other.
+    """
     torch.manual_seed(0)
     B, S, D, H = sizes.B, sizes.S, sizes.D, sizes.H
     norm_attn, norm_ffn = nn.LayerNorm(D), nn.LayerNorm(D)
@@ -532,7 +540,10 @@ def fused_block_saved_bytes(sizes: Sizes, kind) -> int:
             )
         return T
 
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T):
+    with (
+        torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T),
+        torch.autocast("cpu", torch.bfloat16, enabled=autocast),
+    ):
         q, k, v = (
             part.view(B, S, H, D // H).transpose(1, 2)
             for part in qkv(norm_attn(X)).chunk(3, dim=-1)
@@ -553,3 +564,60 @@ def test_saved_activation_bytes_match_autograd(js, sizes, dtype):
         f"chapters/explorer-formulas.js: savedActivationBytes for {sizes} "
         f"in {dtype} is {result:,}; autograd saves {measured:,} bytes"
     )
+
+
+@pytest.mark.parametrize("sizes", SAVED_CASES, ids=str)
+def test_autocast_saved_activation_bytes_match_autograd(js, systems, sizes):
+    measured = fused_block_saved_bytes(sizes, torch.float32, autocast=True)
+    args = activation_args(sizes, 0)[:5]  # B, S, D, Dff, H
+    result = js("autocastSavedActivationBytes", *args)
+    assert result == measured, (
+        "chapters/explorer-formulas.js: autocastSavedActivationBytes for "
+        f"{sizes} is {result:,}; autograd saves {measured:,} bytes under "
+        "torch.autocast"
+    )
+    chapter = systems["saved_activation_bytes"](*args, "autocast")
+    assert chapter == measured, (
+        f"{SYSTEMS} ({SYSTEMS_CELL}): saved_activation_bytes(..., "
+        f'"autocast") for {sizes} is {chapter:,}; autograd saves '
+        f"{measured:,} bytes"
+    )
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("sizes", SAVED_CASES, ids=str)
+def test_saved_activation_bytes_agree_with_the_systems_chapter(
+    js, systems, sizes, dtype
+):
+    result = js(
+        "savedActivationBytes", *activation_args(sizes, dtype_bytes()[dtype])
+    )
+    args = activation_args(sizes, 0)[:5]
+    assert systems["saved_activation_bytes"](*args, dtype) == result, (
+        f"chapters/explorer-formulas.js and {SYSTEMS} ({SYSTEMS_CELL}): "
+        f"saved activation bytes for {sizes} in {dtype} differ"
+    )
+
+
+def test_precisions_say_what_they_model(js):
+    """Each precision names dtypes the explorer knows; only one keeps a
+    float32 master copy beside 16-bit weights, and only autocast keeps
+    float32 weights with bfloat16 activations."""
+    precisions = js("PRECISIONS")
+    where = "chapters/explorer-formulas.js: PRECISIONS"
+    assert set(precisions) == {
+        "float32",
+        "bfloat16 + float32 master",
+        "autocast bfloat16",
+    }, where
+    for name, mode in precisions.items():
+        assert mode["dtype"] in dtype_bytes(), f"{where}[{name!r}]"
+        assert mode["activations"] in dtype_bytes(), f"{where}[{name!r}]"
+        # A master copy exists exactly when the weights are 16-bit.
+        assert mode["master"] == (mode["dtype"] == "bfloat16"), where
+    assert precisions["autocast bfloat16"] == {
+        "dtype": "float32",
+        "activations": "bfloat16",
+        "master": False,
+        "autocast": True,
+    }, where
