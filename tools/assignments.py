@@ -94,6 +94,7 @@ ABOUT = (
 # tests/ from the committed assignment.
 INIT = """# Initialize Otter
 import importlib.util
+import os
 import subprocess
 import sys
 
@@ -103,7 +104,6 @@ if importlib.util.find_spec("otter") is None:  # on Colab, for one
 COLAB = "google.colab" in sys.modules
 if COLAB:
     import json
-    import os
     import urllib.request
 
     with urllib.request.urlopen("{url}") as response:
@@ -114,7 +114,8 @@ if COLAB:
             file.write(source)
 import otter
 
-grader = otter.Notebook(None if COLAB else "{name}.ipynb")"""
+here = "{name}.ipynb" if os.path.exists("{name}.ipynb") else None
+grader = otter.Notebook(here)"""
 EXPLAIN = re.compile(r"^\*\*Exercise ([\d.]+)\*\* .* · \*Explain · ")
 ANSWER = "**Your answer to Exercise {number}** (graded by hand):"
 
@@ -494,7 +495,8 @@ def grade(
     def graded(submission: Path, folder: Path) -> tuple[dict, str]:
         if not submission.is_file():
             return {}, "no such file"
-        hand_answers(submission, folder)
+        with contextlib.suppress(ValueError):  # otter says what is wrong
+            hand_answers(submission, folder)
         return otter_run(archive, submission, folder, timeout)
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
