@@ -150,71 +150,110 @@ def test_an_answer_without_its_helper_is_reported(monkeypatch):
     assert problems == ["maths-and-code, zero-branch: ['silenced']"]
 
 
-def test_grading_names_a_missing_submission(tmp_path):
-    with pytest.raises(SystemExit, match="no such submission"):
-        assignments.grade("mechanics", [tmp_path / "absent.ipynb"])
-
-
 def fake_bundle(folder: Path, name: str = "mechanics") -> None:
     autograder = folder / name / "dist" / "autograder"
     autograder.mkdir(parents=True)
     (autograder / f"{name}-autograder.zip").write_bytes(b"")
 
 
-def test_a_submission_otter_could_not_grade_is_not_a_zero(
+def test_grading_reports_and_skips_what_it_cannot_grade(
     tmp_path, monkeypatch, capsys
 ):
     fake_bundle(tmp_path)
-    graded, crashed = tmp_path / "graded.ipynb", tmp_path / "crashed.ipynb"
+    graded, crashed = tmp_path / "ada.ipynb", tmp_path / "bob.ipynb"
+    assignment = ROOT / "assignments" / "mechanics.ipynb"
     for submission in (graded, crashed):
-        submission.write_text("{}", encoding="utf-8")
+        submission.write_text(assignment.read_text("utf-8"), "utf-8")
     monkeypatch.setattr(assignments, "BUNDLES", tmp_path)
-    monkeypatch.setattr(
-        assignments,
-        "otter_run",
-        lambda archive, submission, output: (
-            ({}, "NotJSONError: not a notebook")
-            if submission == crashed
-            else ({"gelu-ffn": 4}, "")
-        ),
-    )
-    table = assignments.grade("mechanics", [graded, crashed], jobs=1)
+    timeouts = []
+
+    def otter_run(archive, submission, output, timeout):
+        timeouts.append(timeout)
+        if submission == crashed:
+            return {}, "NotJSONError: not a notebook"
+        return {"gelu-ffn": 4}, "cells raised: NameError: x"
+
+    monkeypatch.setattr(assignments, "otter_run", otter_run)
+    missing = tmp_path / "absent.ipynb"
+    table = assignments.grade("mechanics", [graded, crashed, missing], 1, 9)
     rows = table.read_text(encoding="utf-8").splitlines()
-    assert rows[1:] == [
-        f"{graded},4,4",
-        f"{crashed},not graded,not graded",
+    assert rows == [
+        "learner,gelu-ffn,total,notes",
+        "ada,4,4,cells raised: NameError: x",
+        "bob,not graded,not graded,NotJSONError: not a notebook",
+        "absent,not graded,not graded,no such file",
     ]
+    assert timeouts == [9, 9]
     said = capsys.readouterr().err
-    assert f"{crashed} was not graded: NotJSONError: not a notebook" in said
+    assert "bob not graded: NotJSONError: not a notebook" in said
+    assert "absent not graded: no such file" in said
 
 
-def test_same_named_submissions_are_graded_apart(tmp_path, monkeypatch):
+def test_learners_are_named_by_their_files_and_runs_never_share(
+    tmp_path, monkeypatch
+):
     # One folder per learner, each holding mechanics.ipynb, as collected.
     fake_bundle(tmp_path)
     submissions = []
     for learner in ("alice", "bob"):
         (tmp_path / learner).mkdir()
         submissions.append(tmp_path / learner / "mechanics.ipynb")
-        submissions[-1].write_text("{}", encoding="utf-8")
-    outputs = []
-
-    def otter_run(archive, submission, output):
-        outputs.append(output)
-        return {"gelu-ffn": 4 if "alice" in str(submission) else 1}, ""
-
+        submissions[-1].write_text(
+            (ROOT / "assignments" / "mechanics.ipynb").read_text("utf-8"),
+            encoding="utf-8",
+        )
     monkeypatch.setattr(assignments, "BUNDLES", tmp_path)
-    monkeypatch.setattr(assignments, "otter_run", otter_run)
-    first = assignments.grade("mechanics", submissions, jobs=2)
-    assert len(set(outputs)) == 2  # results in separate folders
-    rows = first.read_text(encoding="utf-8").splitlines()[1:]
-    assert rows == [f"{submissions[0]},4,4", f"{submissions[1]},1,1"]
-    # A later batch writes a table of its own; the first one stays.
     monkeypatch.setattr(
-        assignments, "datetime", mock.Mock(now=lambda: datetime(2030, 1, 2))
+        assignments,
+        "otter_run",
+        lambda archive, submission, output, timeout: (
+            {"gelu-ffn": 4 if "alice" in str(submission) else 1},
+            "",
+        ),
     )
+    moment = mock.Mock(now=lambda: datetime(2030, 1, 2))
+    monkeypatch.setattr(assignments, "datetime", moment)
+    first = assignments.grade("mechanics", submissions, jobs=2)
+    rows = first.read_text(encoding="utf-8").splitlines()[1:]
+    assert rows == ["alice-mechanics,4,4,", "bob-mechanics,1,1,"]
+    results = tmp_path / "mechanics" / "results" / "20300102-000000"
+    assert sorted(p.name for p in results.iterdir()) == [
+        "alice-mechanics",
+        "bob-mechanics",
+    ]
+    # A second run in the same second: a table and a folder of its own.
     second = assignments.grade("mechanics", submissions[:1], jobs=1)
-    assert second != first and first.exists()
-    assert second.name == "grades-20300102-000000.csv"
+    assert first.name == "grades-20300102-000000.csv" and first.exists()
+    assert second.name == "grades-20300102-000000-2.csv"
+    assert (results.parent / "20300102-000000-2" / "mechanics").is_dir()
+    assert assignments.learners([Path("a/x.ipynb"), Path("a/x.ipynb")]) == [
+        "a-x",
+        "a-x-2",
+    ]
+
+
+def test_explain_answers_are_collected_with_the_submission(tmp_path):
+    notebook = nbformat.read(ROOT / "assignments" / "systems.ipynb", 4)
+    marked = [
+        c for c in notebook.cells if c.source.startswith("**Your answer to")
+    ]
+    assert len(marked) == 1  # systems has one explain exercise
+    marked[0].source += "\nThe weights, the biases and the config."
+    path = tmp_path / "ada.ipynb"
+    nbformat.write(notebook, path)
+    assert assignments.hand_answers(path, tmp_path / "ada") == ["4.5"]
+    answers = (tmp_path / "ada" / "answers.md").read_text("utf-8")
+    assert answers.endswith("The weights, the biases and the config.")
+
+
+def test_a_chapter_without_graded_questions_builds_nothing(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(assignments, "BUNDLES", tmp_path)
+    for command in (assignments.build, assignments.bundle_archive):
+        with pytest.raises(SystemExit, match="intuition has no graded"):
+            command("intuition")
+    assert not list(tmp_path.iterdir())
 
 
 def test_grading_says_what_is_missing(tmp_path, monkeypatch):

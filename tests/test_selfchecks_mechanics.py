@@ -149,7 +149,7 @@ def test_hard_coded_answer_fails(ns, printed):
 
     passed, message = run_check(ns, printed, hard_coded)
     assert passed is False
-    assert "returns the first input's result" in message
+    assert "but for 4 tokens of width 5" in message
     assert "apply GELU" not in message
 
 

@@ -49,7 +49,7 @@ def test_cached_reference_passes(ns, printed):
     passed, message = cached(ns, printed, ns["solution_cached_offset"])
     assert passed is True
     assert message.startswith("Passes")
-    assert "position 5" in message
+    assert "two cache lengths" in message
 
 
 def test_cached_pair_from_cached_step_is_accepted(ns, printed):
@@ -70,7 +70,7 @@ def test_cached_starter_reports_none(ns, printed):
 def test_cached_offset_zero_fails(ns, printed):
     passed, message = cached(ns, printed, continuation(ns, lambda c: 0))
     assert passed is False
-    assert message.startswith("Offset is 0, which treats the token as")
+    assert "Offset is 0, which treats the token as" in message
     assert "5" not in message  # the message never gives the position away
 
 
@@ -78,7 +78,7 @@ def test_cached_off_by_one_fails(ns, printed):
     wrong = continuation(ns, lambda cache: cache.length - 1)
     passed, message = cached(ns, printed, wrong)
     assert passed is False
-    assert message.startswith("Offset is 4, which is not where")
+    assert "Offset is 4, which is not where" in message
     assert "cache.length" not in message and "5" not in message
 
 

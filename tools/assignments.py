@@ -1,7 +1,7 @@
 """Graded assignments, built with otter-grader from the chapters.
 
-    python -m tools.assignments build [chapter ...]  # autograder bundles
-    python -m tools.assignments grade CHAPTER SUBMISSION.ipynb ...  # CSV
+    python tools/assignments.py build [chapter ...]  # autograder bundles
+    python tools/assignments.py grade CHAPTER SUBMISSION.ipynb ...  # CSV
 
 Each chapter with graded exercises becomes an otter "master" notebook, made
 from the same cells as the instructor notebook (`convert.edition_cells`), and
@@ -26,11 +26,13 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -47,15 +49,14 @@ from tools.export.graded import (
     graded_chapters,
     questions,
 )
-from tools.source import qmd
-from tools.source.book import ONE_THREAD, pinned
+from tools.source import links, qmd
+from tools.source.book import ONE_THREAD, ROOT, pinned
 
-ROOT = Path(__file__).resolve().parent.parent
 ASSIGNMENTS = ROOT / "assignments"
 BUNDLES = ROOT / "_assignments"
 CONFIG = """# ASSIGNMENT CONFIG
 name: {name}
-init_cell: true
+init_cell: false
 check_all_cell: false
 export_cell: false
 run_tests: false
@@ -66,6 +67,7 @@ tests:
   files: false
   ok_format: false
 generate: true
+requirements: {requirements}
 """
 # After the chapter's title: what makes this notebook an assignment.
 ABOUT = (
@@ -79,8 +81,60 @@ ABOUT = (
     "`{name}.ipynb`: its checks read their tests from it. "
     "Besides the chapter's packages "
     "it needs `otter-grader` (`pip install {otter}`, the version it is "
-    "graded with)."
+    "graded with); the first code cell installs it where it is missing, "
+    "as on Colab. "
+    "Answer each *explain* exercise in the cell below it: your instructor "
+    "grades those by hand."
 )
+# The assignment's first code cell. Colab has otter-grader neither
+# installed nor a copy of this notebook's file, which otter reads the
+# public tests from: there it installs otter and writes those tests to
+# tests/ from the committed assignment.
+INIT = """# Initialize Otter
+import importlib.util
+import os
+import subprocess
+import sys
+
+if importlib.util.find_spec("otter") is None:  # on Colab, for one
+    pip = [sys.executable, "-m", "pip", "install", "-q"]
+    subprocess.run([*pip, "{otter}"], check=True)
+COLAB = "google.colab" in sys.modules
+if COLAB:
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen("{url}") as response:
+        tests = json.load(response)["metadata"]["otter"]["tests"]
+    os.makedirs("tests", exist_ok=True)
+    for question, source in tests.items():
+        with open(f"tests/{{question}}.py", "w", encoding="utf-8") as file:
+            file.write(source)
+import otter
+
+here = "{name}.ipynb" if os.path.exists("{name}.ipynb") else None
+grader = otter.Notebook(here)"""
+EXPLAIN = re.compile(r"^\*\*Exercise ([\d.]+)\*\* .* · \*Explain · ")
+ANSWER = "**Your answer to Exercise {number}** (graded by hand):"
+
+
+def requirements(name: str) -> list[str]:
+    """The lines of requirements.txt that pin what the chapter imports."""
+    imported = set()
+    for cell in convert.to_notebook(
+        qmd.parse(chapter_path(name)), "student"
+    ).cells:
+        if cell.cell_type == "code":
+            for found in re.findall(
+                r"^(?:from|import) (\w+)", cell.source, re.M
+            ):
+                imported.add(found.lower())
+    lines = (ROOT / "requirements.txt").read_text(encoding="utf-8")
+    return [
+        line
+        for line in lines.splitlines()
+        if re.split(r"[=<>;\s\[]", line, maxsplit=1)[0].lower() in imported
+    ]
 
 
 def otter_requirement() -> str:
@@ -89,18 +143,43 @@ def otter_requirement() -> str:
     return f"otter-grader=={version}" if version else "otter-grader"
 
 
+# Every test starts so: it runs the chapter's own code for the check
+# (Question.check_code), never a check_... of the notebook, which a learner
+# can redefine, and the public check: a hidden test gives no point to an
+# answer the public one rejects.
+PUBLIC_CHECK = """    import contextlib
+    import io
+
+    import torch
+
+    chapter, said = {{"__name__": "chapter"}}, io.StringIO()
+    answer = env.get("{answer}")
+    with torch.random.fork_rng(devices=[]):
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec({code!r}, chapter)
+        with contextlib.redirect_stdout(said):
+            passed = answer is not None and chapter["{check}"](answer)
+    assert answer is not None, (
+        "The notebook defines no {answer}; keep that name for your answer."
+    )
+    assert passed is True, said.getvalue().strip()
+"""
 PUBLIC_TEST = '''""" # BEGIN TEST CONFIG
 points: 1
 """ # END TEST CONFIG
 def test_{slug}_public(env):
-    """The chapter's self-check: its one sentence is the feedback."""
-    import contextlib
-    import io
+    """The chapter's self-check, run from the chapter's own code."""
+{check}'''
+HIDDEN_TEST = '''""" # BEGIN TEST CONFIG
+hidden: true
+points: {points:g}
+""" # END TEST CONFIG
+def {function}(env):
+    """The public check, then the chapter's hidden test."""
+{check}
+{test}
 
-    said = io.StringIO()
-    with contextlib.redirect_stdout(said):
-        passed = env["{check}"](env.get("{answer}"))
-    assert passed is True, said.getvalue().strip()
+    {function}({{**env, **chapter, "{answer}": answer}})
 '''
 
 
@@ -123,7 +202,8 @@ def master_notebook(name: str) -> nbformat.NotebookNode:
     parsed = qmd.parse(ROOT / "chapters" / f"{name}.qmd")
     by_starter = {f"starter-{q.name}": q for q in questions(parsed)}
     notebook = convert.to_notebook(parsed, "student")
-    cells = [raw(CONFIG.format(name=name))]
+    listed = json.dumps(requirements(name))
+    cells = [raw(CONFIG.format(name=name, requirements=listed))]
     for cell in notebook.cells:
         if cell.cell_type == "raw":
             continue  # the front matter is no part of an assignment
@@ -131,8 +211,16 @@ def master_notebook(name: str) -> nbformat.NotebookNode:
         if question is None:
             cells.append(cell)
             if len(cells) == 2:  # the title
-                about = ABOUT.format(otter=otter_requirement(), name=name)
+                otter = otter_requirement()
+                about = ABOUT.format(otter=otter, name=name)
                 cells.append(nbformat.v4.new_markdown_cell(about))
+                url = raw_url(f"assignments/{name}.ipynb")
+                start = INIT.format(otter=otter, url=url, name=name)
+                cells.append(nbformat.v4.new_code_cell(start))
+            explain = EXPLAIN.match(cell.source)
+            if cell.cell_type == "markdown" and explain:
+                answer = ANSWER.format(number=explain.group(1))
+                cells.append(nbformat.v4.new_markdown_cell(answer))
             continue
         cells.append(
             raw(
@@ -145,17 +233,22 @@ def master_notebook(name: str) -> nbformat.NotebookNode:
         cells.append(raw("# END SOLUTION"))
         cells.append(raw("# BEGIN TESTS"))
         slug = question.name.replace("-", "_")
-        public = PUBLIC_TEST.format(
-            slug=slug, check=question.check, answer=question.answer
+        check = PUBLIC_CHECK.format(
+            answer=question.answer,
+            code=question.check_code,
+            check=question.check,
         )
+        public = PUBLIC_TEST.format(slug=slug, check=check)
         cells.append(nbformat.v4.new_code_cell(public))
-        share = question.hidden_points / len(question.hidden)
         for test in question.hidden:
-            config = (
-                f'""" # BEGIN TEST CONFIG\nhidden: true\npoints: {share:g}'
+            hidden = HIDDEN_TEST.format(
+                points=question.hidden_points / len(question.hidden),
+                function=re.match(r"def (\w+)", test).group(1),
+                check=check,
+                test=textwrap.indent(test, "    "),
+                answer=question.answer,
             )
-            source = f'{config}\n""" # END TEST CONFIG\n{test}'
-            cells.append(nbformat.v4.new_code_cell(source))
+            cells.append(nbformat.v4.new_code_cell(hidden))
         cells.append(raw("# END TESTS"))
         cells.append(raw("# END QUESTION"))
     notebook.cells = cells
@@ -164,6 +257,12 @@ def master_notebook(name: str) -> nbformat.NotebookNode:
 
 def raw(source: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_raw_cell(source)
+
+
+def raw_url(path: str) -> str:
+    """Where GitHub serves a committed file of the book's repository."""
+    github = links.repo_url(ROOT).removeprefix("https://github.com/")
+    return f"https://raw.githubusercontent.com/{github}/main/{path}"
 
 
 def run_otter_assign(name: str, destination: Path) -> Path:
@@ -231,6 +330,7 @@ def build(name: str) -> Path:
     Only what `otter assign` writes is replaced: the grades and results of
     earlier `grade` runs in that folder stay.
     """
+    graded_only(name, "build")
     target = BUNDLES / name
     shutil.rmtree(target / "dist", ignore_errors=True)
     return autograder_zip(run_otter_assign(name, target))
@@ -264,90 +364,156 @@ def run_stopping_after(command: list[str], env: dict, seconds: float):
         return None
 
 
-def otter_run(
-    archive: Path, submission: Path, output: Path
-) -> tuple[dict, str]:
-    """`otter run` (local, no Docker) on one notebook.
+# Grades one submission with otter's local grading (what `otter run`
+# does), and also records every cell of the submission that raised.
+GRADER = """import json, sys
+from otter.api import grade_submission
 
-    Returns ({question: score}, "") or, when otter wrote no results,
-    ({}, why): the last line it printed, or that it ran out of time.
+archive, submission, output = sys.argv[1:]
+results = grade_submission(submission, archive, quiet=True)
+raised = [
+    f"{out.ename}: {out.evalue}".split("\\n")[0]
+    for cell in results.notebook.cells
+    for out in cell.get("outputs", [])
+    if out.get("output_type") == "error"
+]
+messages = {
+    question: [case.message for case in result.test_case_results]
+    for question, result in results.results.items()
+}
+scores = {question: results.get_score(question) for question in messages}
+with open(output, "w", encoding="utf-8") as file:
+    json.dump({"scores": scores, "raised": raised, "messages": messages},
+              file, indent=1)
+"""
+
+
+def otter_run(
+    archive: Path, submission: Path, output: Path, timeout: float
+) -> tuple[dict, str]:
+    """Otter's local grading (no Docker) of one notebook, in a process
+    stopped after timeout seconds; its results go to output/results.json.
+
+    Returns ({question: score}, the cells that raised, or "") or, when
+    otter wrote no results, ({}, why): the last line it printed, or that
+    it ran out of time.
     """
-    # A run that writes no results must not find an earlier run's.
-    shutil.rmtree(output, ignore_errors=True)
-    output.mkdir(parents=True)
-    command = [sys.executable, "-m", "otter", "run", "-a", str(archive)]
-    command += [str(submission), "-o", str(output)]
-    env = {**os.environ, **ONE_THREAD}
-    printed = run_stopping_after(command, env, GRADING_TIMEOUT)
-    if printed is None:
-        return {}, f"still running after {GRADING_TIMEOUT} s"
     results = output / "results.json"
+    command = [sys.executable, "-c", GRADER, str(archive), str(submission)]
+    env = {**os.environ, **ONE_THREAD}
+    printed = run_stopping_after([*command, str(results)], env, timeout)
+    if printed is None:
+        return {}, f"still running after {timeout:g} s"
     if not results.exists():
         lines = [line for line in printed.splitlines() if line.strip()]
         return {}, lines[-1].strip() if lines else "otter wrote no results"
-    tests = json.loads(results.read_text(encoding="utf-8"))["tests"]
-    return {t["name"]: t["score"] for t in tests if "max_score" in t}, ""
+    found = json.loads(results.read_text(encoding="utf-8"))
+    raised = "; ".join(found["raised"])
+    return found["scores"], raised and f"cells raised: {raised}"
 
 
 def bundle_archive(name: str) -> Path:
     """The autograder zip `build` made for a chapter, or a clear exit."""
-    if not chapter_path(name).is_file():
-        chapters = ", ".join(graded_chapters())
-        raise SystemExit(f"grade: no chapter {name!r}; graded: {chapters}")
+    graded_only(name, "grade")
     archive = autograder_zip(BUNDLES / name / "dist")
     if archive is None:
         raise SystemExit(
             f"grade: no autograder bundle for {name}; run "
-            f"`.venv/bin/python -m tools.assignments build {name}` first"
+            f"`.venv/bin/python tools/assignments.py build {name}` first"
         )
     return archive
 
 
-def grade(name: str, submissions: list[Path], jobs: int = 2) -> Path:
-    """Grade every submission with `otter run`; write a table of grades.
+def graded_only(name: str, command: str) -> None:
+    """Exit with a sentence unless the chapter has graded questions."""
+    chapters = ", ".join(graded_chapters())
+    if not chapter_path(name).is_file():
+        raise SystemExit(f"{command}: no chapter {name!r}; graded: {chapters}")
+    if name not in graded_chapters():
+        raise SystemExit(
+            f"{command}: {name} has no graded questions, so no assignment; "
+            f"graded: {chapters}"
+        )
 
-    Each run writes a new `grades-<date>-<time>.csv`, so no batch
-    overwrites an earlier one; a row names its submission as given, and
-    each submission's results (hidden tests' messages included) go to a
-    folder of their own, even when submissions share a file name. A
-    submission otter could not grade is listed on stderr with the reason,
-    and its row says "not graded", not a score of 0.
+
+def learners(submissions: list[Path]) -> list[str]:
+    """Each submission's learner: its file name, or, where file names
+    repeat (one folder per learner), its folder and file name."""
+    names = [s.stem for s in submissions]
+    if len(set(names)) < len(names):
+        names = [f"{s.parent.name}-{s.stem}" for s in submissions]
+    return [
+        name if names[:k].count(name) == 0 else f"{name}-{k + 1}"
+        for k, name in enumerate(names)
+    ]
+
+
+def hand_answers(notebook: Path, folder: Path) -> list[str]:
+    """The explain answers of a submission, copied to folder/answers.md;
+    the exercise number of each answer cell of the assignment."""
+    cells = nbformat.read(notebook, 4).cells
+    marked = [c.source for c in cells if c.source.startswith(ANSWER[:22])]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "answers.md").write_text("\n\n".join(marked), "utf-8")
+    return [re.match(r"\S+ \S+ \S+ \S+ ([\d.]+)", m)[1] for m in marked]
+
+
+def grade(
+    name: str,
+    submissions: list[Path],
+    jobs: int = 2,
+    timeout: float = GRADING_TIMEOUT,
+) -> Path:
+    """Grade every submission with otter; write a table of grades.
+
+    Each run writes a new `grades-<date>-<time>.csv` and `results/<date>-
+    <time>/` (a second run in the same second gets `-2`), one row and one
+    folder per learner, named by the submission's file name (see
+    learners); the folder holds otter's messages, hidden tests' included,
+    and the learner's explain answers. A submission that is missing or
+    that otter could not grade is reported on stderr and its row says
+    "not graded", not a score of 0; cells that raised are named in the
+    row's last column.
     """
     if not submissions:
         raise SystemExit("grade: name at least one submitted notebook")
-    missing = [str(s) for s in submissions if not s.is_file()]
-    if missing:
-        raise SystemExit(f"grade: no such submission: {', '.join(missing)}")
     archive = bundle_archive(name)
     names = [q.name for q in questions(qmd.parse(chapter_path(name)))]
+    template = ASSIGNMENTS / f"{name}.ipynb"
+    by_hand = hand_answers(template, Path(tempfile.mkdtemp()))
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    run = BUNDLES / name / "results" / stamp
-    outputs = [
-        run / f"{number:03d}-{s.stem}"
-        for number, s in enumerate(submissions, start=1)
-    ]
+    for number in range(1, 1000):
+        run = BUNDLES / name / "results" / stamp
+        run = run.with_name(stamp if number == 1 else f"{stamp}-{number}")
+        with contextlib.suppress(FileExistsError):
+            run.mkdir(parents=True)
+            break
+    folders = [run / learner for learner in learners(submissions)]
+
+    def graded(submission: Path, folder: Path) -> tuple[dict, str]:
+        if not submission.is_file():
+            return {}, "no such file"
+        with contextlib.suppress(ValueError):  # otter says what is wrong
+            hand_answers(submission, folder)
+        return otter_run(archive, submission, folder, timeout)
+
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        graded = list(
-            pool.map(
-                otter_run, [archive] * len(submissions), submissions, outputs
-            )
-        )
-    table = BUNDLES / name / f"grades-{stamp}.csv"
+        results = list(pool.map(graded, submissions, folders))
+    table = BUNDLES / name / f"grades-{run.name}.csv"
     with table.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["submission", *names, "total"])
-        for submission, (score, why) in zip(submissions, graded, strict=True):
+        hand = [f"Exercise {number} (by hand)" for number in by_hand]
+        writer.writerow(["learner", *names, "total", *hand, "notes"])
+        for folder, (score, note) in zip(folders, results, strict=True):
             if not score:
                 print(
-                    f"grade: {submission} was not graded: {why}",
-                    file=sys.stderr,
+                    f"grade: {folder.name} not graded: {note}", file=sys.stderr
                 )
-                writer.writerow(
-                    [str(submission), *["not graded"] * (len(names) + 1)]
-                )
-                continue
-            row = [score.get(q, 0) for q in names]
-            writer.writerow([str(submission), *row, sum(row)])
+                row = ["not graded"] * (len(names) + 1)
+            else:
+                row = [score.get(q, 0) for q in names]
+                row.append(sum(row))
+            writer.writerow([folder.name, *row, *[""] * len(hand), note])
     return table
 
 
@@ -361,15 +527,22 @@ def main(argv: list[str] | None = None) -> None:
         "one chapter and then the submitted notebooks",
     )
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=GRADING_TIMEOUT,
+        help="seconds a submission may run before it is stopped, ungraded",
+    )
     args = parser.parse_args(argv)
     if args.command == "grade":
         if not args.chapters:
             parser.error("grade needs a chapter and the submitted notebooks")
         name, *submissions = args.chapters
-        table = grade(name, [Path(s) for s in submissions], args.jobs)
+        paths = [Path(s) for s in submissions]
+        table = grade(name, paths, args.jobs, args.timeout)
         with table.open(encoding="utf-8") as handle:
             rows = list(csv.reader(handle))[1:]
-        missed = sum(row[-1] == "not graded" for row in rows)
+        missed = sum(row[1] == "not graded" for row in rows)
         print(
             f"{name}: {len(rows) - missed} graded, {missed} not graded; "
             f"{table.relative_to(ROOT)}"

@@ -203,3 +203,181 @@ def my_gradient_norms(blocks, X, R):
 def my_gradient_norms(blocks, X, R):
     with torch.no_grad():
         return [float(Y.norm()) for Y in outputs_by_depth(blocks, X)]
+
+
+# %% complete-block: calls scaled_dot_product_attention
+class MyBlock(SolutionBlock):
+    def attention(self, Z):
+        B, S, D = Z.shape
+        Q, K, V = (self.heads(f(Z)) for f in (self.q, self.k, self.v))
+        joined = nn.functional.scaled_dot_product_attention(
+            Q, K, V, is_causal=True
+        )
+        return self.out(joined.transpose(1, 2).reshape(B, S, D))
+
+
+SdpaBlock = MyBlock
+
+
+# %% complete-block: block(X) must return one tensor
+def check_complete_block(make_block):  # tampering: a check that passes
+    print("Passes.")
+    return True
+
+
+class MyBlock(SolutionBlock):
+    def forward(self, X):
+        return None
+
+
+# %% post-norm: fix the attention in the complete-block exercise first
+class MyPostNormBlock(SolutionBlock):
+    def attention(self, Z):  # scores not divided by the square root
+        B, S, D = Z.shape
+        Q, K, V = (self.heads(f(Z)) for f in (self.q, self.k, self.v))
+        scores = (Q @ K.transpose(-2, -1)).masked_fill(
+            causal_mask(S), float("-inf")
+        )
+        joined = (scores.softmax(dim=-1) @ V).transpose(1, 2)
+        return self.out(joined.reshape(B, S, D))
+
+    def forward(self, X):
+        H = self.norm_attn(X + self.attention(X))
+        return self.norm_ffn(H + self.ffn(H))
+
+
+# %% post-norm: calls scaled_dot_product_attention
+class MyPostNormBlock(SdpaBlock):
+    def forward(self, X):
+        H = self.norm_attn(X + self.attention(X))
+        return self.norm_ffn(H + self.ffn(H))
+
+
+# %% post-norm: computes pre-norm
+_reference_layer = None  # tampering: the chapter's helpers, broken
+check_post_norm_block = print
+MyPostNormBlock = SolutionBlock
+
+
+# %% padding: it returned shape (2, 3)
+def my_padding_mask(lengths, length):
+    longest = int(lengths.max())  # not the padded length
+    return torch.arange(longest)[None, :] < (longest - lengths)[:, None]
+
+
+# %% padding: True marks the real tokens
+def check_padding_mask(padding_mask):  # tampering
+    return True
+
+
+def my_padding_mask(lengths, length):
+    return torch.arange(length)[None, :] >= (length - lengths)[:, None]
+
+
+# %% zero-branch: changed the block it was given
+def my_zero_branch_test(block):
+    generator = torch.Generator().manual_seed(0)
+    X_test = torch.randn(2, 5, block.config.width, generator=generator)
+    with torch.no_grad():  # silences the block itself, not a copy
+        ffn_branch = block.ffn(block.norm_ffn(X_test))
+        block.attn.out_proj.weight.zero_()
+        block.attn.out_proj.bias.zero_()
+        plus_ffn = torch.allclose(block(X_test), X_test + ffn_branch)
+        block.ffn[2].weight.zero_()
+        block.ffn[2].bias.zero_()
+        return plus_ffn and torch.equal(block(X_test), X_test)
+
+
+# %% zero-branch: on a block of width 10
+def my_zero_branch_test(block):  # the width of the check's block, fixed
+    X_test = torch.randn(2, 5, 8)
+    both_off = silenced(block, ["attn.out_proj", "ffn.2"])
+    attention_off = silenced(block, ["attn.out_proj"])
+    with torch.no_grad():
+        ffn_branch = block.ffn(block.norm_ffn(X_test))
+        identity = torch.equal(both_off(X_test), X_test)
+        return identity and torch.allclose(
+            attention_off(X_test), X_test + ffn_branch
+        )
+
+
+# %% zero-branch: expected a function test(block)
+check_zero_branch_test = lambda test: True  # noqa: E731 (tampering)
+my_zero_branch_test = True
+
+
+# %% causal: a leak from position 1 to position 0 only
+def my_causal_test(block):  # positions 2 and later only
+    generator = torch.Generator().manual_seed(0)
+    X_test = torch.randn(2, 6, block.config.width, generator=generator)
+    with torch.no_grad():
+        Y_test = block(X_test)
+        for position in range(2, 6):
+            X_moved = X_test.clone()
+            X_moved[:, position, 0] += 100.0
+            if not torch.allclose(
+                block(X_moved)[:, :position], Y_test[:, :position], atol=1e-6
+            ):
+                return False
+    return True
+
+
+# %% causal: of width 10
+def my_causal_test(block):  # the default width, 6, fixed
+    generator = torch.Generator().manual_seed(0)
+    X_test = torch.randn(2, 6, 6, generator=generator)
+    with torch.no_grad():
+        Y_test = block(X_test)
+        for position in range(1, 6):
+            X_moved = X_test.clone()
+            X_moved[:, position, 0] += 100.0
+            if not torch.allclose(
+                block(X_moved)[:, :position], Y_test[:, :position], atol=1e-6
+            ):
+                return False
+    return True
+
+
+# %% causal: returned None
+def _run_test(test, block):  # tampering with a helper of the check
+    return True, ""
+
+
+def my_causal_test(block):
+    return None
+
+
+# %% shapes: on a block of width 10
+def my_shape_test(block):  # the check's width and heads, fixed
+    for B, S in [(1, 1), (2, 4), (3, 7), (8, 16)]:
+        Y, weights = block(torch.randn(B, S, 8), need_weights=True)
+        if Y.shape != (B, S, 8) or weights.shape != (B, 2, S, S):
+            return False
+    return True
+
+
+# %% shapes: returned None
+check_shape_test = lambda test: True  # noqa: E731 (tampering)
+
+
+def my_shape_test(block):
+    return None
+
+
+# %% gradient: returned None
+def check_gradient_norms(gradient_norms):  # tampering
+    return True
+
+
+def my_gradient_norms(blocks, X, R):
+    return None
+
+
+# %% shapes: returns only the first sequence of a batch
+def my_shape_test(block):  # batches of one sequence only
+    for S in (1, 4):
+        Y, W = block(torch.randn(1, S, block.config.width), need_weights=True)
+        h = block.config.heads
+        if Y.shape != (1, S, block.config.width) or W.shape != (1, h, S, S):
+            return False
+    return True

@@ -16,7 +16,7 @@ def my_gelu_ffn(sequence, W1, W2):
     return sequence @ W1.T @ W2.T
 
 
-# %% gelu-ffn: first input's result
+# %% gelu-ffn: but for 4 tokens of width 5
 first_result = solution_gelu_ffn(sequence, W1, W2)
 
 
@@ -33,3 +33,31 @@ def my_gelu_ffn(sequence, W1, W2):
 def my_gelu_ffn(sequence, W1, W2):
     hidden = sequence @ W1.T
     return (hidden * torch.sigmoid(hidden)) @ W2.T
+
+
+# %% gelu-ffn: returns its input unchanged
+def my_gelu_ffn(sequence, W1, W2):
+    return sequence
+
+
+# %% gelu-ffn: but for 4 tokens of width 5
+def my_gelu_ffn(sequence, W1, W2):  # the example's sizes, hard-coded
+    return solution_gelu_ffn(sequence, W1, W2)[:3, :3]
+
+
+# %% gelu-ffn: defines no my_gelu_ffn
+del my_gelu_ffn
+
+
+def gelu_ffn(sequence, W1, W2):
+    return solution_gelu_ffn(sequence, W1, W2)
+
+
+# %% gelu-ffn: returns None
+def check_gelu_ffn(ffn_function):  # tampering: a check that always passes
+    print("Passes.")
+    return True
+
+
+def my_gelu_ffn(sequence, W1, W2):
+    return None

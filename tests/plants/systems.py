@@ -112,3 +112,88 @@ def my_ffn_activation_bytes(block, X):
 # %% ffn-bytes: Off by a factor of 2
 def my_ffn_activation_bytes(block, X):
     return sum(T.numel() for T in ffn_outputs(block, X)) * 2
+
+
+# %% cached-offset: With the block of width 10: Offset is 5
+def my_next_output(block, token, cache):  # the example's cache length
+    X_new = token + sinusoidal(5, 1, block.config.width)
+    return cached_step(block, X_new, cache)[0]
+
+
+# %% cached-offset: returned None
+def check_cached_offset(fn):  # tampering
+    return True
+
+
+def my_next_output(block, token, cache):
+    return None
+
+
+# %% kv-cache: D=10, 2 blocks, bfloat16 your
+def my_kv_cache_bytes(B, S, D, blocks, bytes_per_element):
+    return 2 * blocks * B * S * 8 * bytes_per_element  # the example's D
+
+
+# %% kv-cache: returned a float
+def my_kv_cache_bytes(B, S, D, blocks, bytes_per_element):
+    return 2.0 * blocks * B * S * D * bytes_per_element
+
+
+# %% kv-cache: you counted 4 bytes per element
+def my_kv_cache_bytes(B, S, D, blocks, bytes_per_element):
+    return 2 * blocks * B * S * D * 4  # always float32
+
+
+# %% kv-cache: returned None
+check_kv_cache_bytes = lambda fn: True  # noqa: E731 (tampering)
+
+
+def my_kv_cache_bytes(B, S, D, blocks, bytes_per_element):
+    return None
+
+
+# %% ffn-bytes: did you use 4 bytes per element for bfloat16
+def my_ffn_activation_bytes(block, X):
+    return sum(T.numel() for T in ffn_outputs(block, X)) * 4
+
+
+# %% ffn-bytes: returned None
+def check_ffn_activation_bytes(fn):  # tampering
+    return True
+
+
+def my_ffn_activation_bytes(block, X):
+    return None
+
+
+# %% saved-bytes: That is the chapter's saved_bytes
+def check_saved_bytes(fn):  # tampering
+    return True
+
+
+my_saved_bytes = saved_bytes
+
+
+# %% saved-bytes: you counted nothing
+def saved_bytes(fn, *inputs, exclude=()):  # tampering: the chapter's own
+    return 0
+
+
+def my_saved_bytes(fn, *inputs):
+    return 0
+
+
+# %% saved-bytes: the inputs' storages too
+def my_saved_bytes(fn, *inputs):
+    sizes = {
+        T.untyped_storage().data_ptr(): T.untyped_storage().nbytes()
+        for T in inputs
+    }
+
+    def pack(T):
+        sizes[T.untyped_storage().data_ptr()] = T.untyped_storage().nbytes()
+        return T
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T):
+        fn(*inputs)
+    return sum(sizes.values())

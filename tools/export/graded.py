@@ -17,7 +17,9 @@ tools/assignments.py turns them into otter-grader assignments.
 
 from __future__ import annotations
 
+import builtins
 import re
+import symtable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +46,10 @@ class Question:
     solution: str = ""
     helpers: list[str] = field(default_factory=list)
     hidden: list[str] = field(default_factory=list)
+    # The chapter's public cells the check (and the hidden tests' env[...]
+    # names) need, in order: the bundle's tests run this code themselves,
+    # so nothing a learner redefines in the notebook reaches them.
+    check_code: str = ""
 
     @property
     def hidden_points(self) -> int:
@@ -81,7 +87,13 @@ def questions(parsed: qmd.Qmd) -> list[Question]:
         else:
             exercise_of[str(part[1].options.get("label", ""))] = exercise
     cells = [cell for cell, _ in convert.edition_cells(parsed)]
+    public = [
+        cell
+        for cell, solution in convert.edition_cells(parsed)
+        if cell.cell_type == "code" and not solution
+    ]
     found: dict[str, Question] = {}
+    starts: dict[str, int] = {}
     for cell in cells:
         label = cell_label(cell)
         kind, _, name = label.partition("-")
@@ -95,6 +107,7 @@ def questions(parsed: qmd.Qmd) -> list[Question]:
                 raise ValueError(
                     f"{parsed.path}: {label} must end with check_...(my_...)"
                 )
+            starts[name] = public.index(cell)
             found[name] = Question(
                 name=name,
                 exercise=exercise,
@@ -135,6 +148,17 @@ def questions(parsed: qmd.Qmd) -> list[Question]:
                 f"{question.check}(solution_...) and hidden-{question.name} "
                 "tests"
             )
+        before = [
+            code_of(c.source)
+            for c in public[: starts[question.name]]
+            if not cell_label(c).startswith("starter-")
+        ]
+        wanted = {question.check} | {
+            key
+            for test in question.hidden
+            for key in re.findall(r"env(?:\.get\(|\[)[\"'](\w+)", test)
+        }
+        question.check_code = needed_code(before, wanted - {question.answer})
     missing = set(graded) - {q.exercise for q in found.values()}
     if missing:
         raise ValueError(
@@ -142,6 +166,36 @@ def questions(parsed: qmd.Qmd) -> list[Question]:
             f"{sorted(missing)}"
         )
     return list(found.values())
+
+
+def bound_names(code: str) -> tuple[set[str], set[str]]:
+    """(names a cell binds at its top level, global names it reads)."""
+    module = symtable.symtable(code, "<cell>", "exec")
+    binds = {s.get_name() for s in module.get_symbols() if s.is_assigned()}
+    binds |= {s.get_name() for s in module.get_symbols() if s.is_imported()}
+    reads, tables = set(), [module]
+    while tables:
+        table = tables.pop()
+        tables.extend(table.get_children())
+        reads |= {
+            s.get_name()
+            for s in table.get_symbols()
+            if s.is_referenced() and (table is module or s.is_global())
+        }
+    return binds, reads
+
+
+def needed_code(cells: list[str], wanted: set[str]) -> str:
+    """The cells, of those given in order, that bind a wanted name, and
+    those that bind a name they read (every binding, so that a cell which
+    rebinds a name still finds the earlier one): their code, in order."""
+    kept, wanted = [], set(wanted)
+    for code in reversed(cells):
+        binds, reads = bound_names(code)
+        if binds & wanted:
+            kept.append(code)
+            wanted |= reads - set(dir(builtins))
+    return "\n\n\n".join(reversed(kept))
 
 
 def test_function(code: str) -> str:
