@@ -1,7 +1,7 @@
 """Graded assignments, built with otter-grader from the chapters.
 
-    python tools/assignments.py build [chapter ...]  # autograder bundles
-    python tools/assignments.py grade CHAPTER SUBMISSION.ipynb ...  # CSV
+    python -m tools.assignments build [chapter ...]  # autograder bundles
+    python -m tools.assignments grade CHAPTER SUBMISSION.ipynb ...  # CSV
 
 Each chapter with graded exercises becomes an otter "master" notebook, made
 from the same cells as the instructor notebook (`convert.edition_cells`), and
@@ -419,7 +419,7 @@ def bundle_archive(name: str) -> Path:
     if archive is None:
         raise SystemExit(
             f"grade: no autograder bundle for {name}; run "
-            f"`.venv/bin/python tools/assignments.py build {name}` first"
+            f"`.venv/bin/python -m tools.assignments build {name}` first"
         )
     return archive
 
