@@ -403,9 +403,8 @@ def quarto() -> str | None:
     return str(installed)
 
 
-# tools/sitecheck/check_site.mjs: what it needs besides the rendered site.
+# tools/sitecheck/check.sh: what it needs besides the rendered site.
 SITECHECK = ROOT / "tools" / "sitecheck"
-# The browsers it looks for on PATH (tools/sitecheck/chromium.mjs).
 BROWSERS = [
     "chromium",
     "chromium-browser",
@@ -418,7 +417,7 @@ def site_check_missing() -> str | None:
     """What the site check lacks on this machine, if anything."""
     if shutil.which("node") is None:
         return "node is not installed"
-    if not (SITECHECK / "node_modules" / "lighthouse").is_dir():
+    if not (SITECHECK / "node_modules" / ".bin" / "lhci").exists():
         return (
             "its packages are not installed: `bash tools/sitecheck/install.sh`"
         )

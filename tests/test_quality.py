@@ -1,5 +1,5 @@
 """Quality gates that need no Quarto: spelling, workflows, YAML, clear
-answers for a broken environment, and (opt-in) the built-site check.
+answers for a broken environment (the built-site check: test_sitecheck.py).
 
 Each tool runs once over all its files. Each gate has a test that plants a
 mistake in a temporary copy and sees the tool fail with a message naming
@@ -8,14 +8,14 @@ tools/ (codespell-words.txt, yamllint.yml).
 """
 
 import importlib.util
-import re
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SITECHECK, require_site_check
+from conftest import ROOT
 
 BIN = Path(sys.executable).parent
 INSTALL = (
@@ -59,13 +59,7 @@ def executable(name: str) -> str | None:
 
 # Prose a reader sees: chapters (with their exercises), preface, README and
 # the style guide.
-SPELLING_PATHS = [
-    "chapters",
-    "index.qmd",
-    "README.md",
-    "CONTRIBUTING.md",
-    "tools/STYLE.md",
-]
+SPELLING_PATHS = ["chapters", "index.qmd", "README.md", "tools/STYLE.md"]
 WORDS = ROOT / "tools" / "codespell-words.txt"
 
 
@@ -237,223 +231,74 @@ def test_yamllint_catches_a_syntax_error(tmp_path, name, old, new):
     assert "syntax error" in result.stdout, output(result)
 
 
-# ------------------------------------------------------------ site check
-#
-# tools/sitecheck/check_site.mjs checks the rendered website (links,
-# anchors, axe-core, Lighthouse, requests to other hosts); it needs node,
-# Chromium and tools/sitecheck/install.sh, and runs where Quarto renders
-# the book (the GitHub workflow). These tests run it on a hand-made site
-# in tests/sitecheck_fixture/ and on planted breakage, wherever Quarto is
-# on PATH (or BOOK_SITECHECK=1); they take about a minute, and
-# BOOK_SITECHECK=0 leaves them out (conftest.require_site_check).
-
-FIXTURE = ROOT / "tests" / "sitecheck_fixture"
-PAGES = ["index.html", "chapters/one.html", "chapters/two.html", "404.html"]
+# ------------------------------------------------ a missing dependency
 
 
-@pytest.fixture
-def sitecheck(tmp_path):
-    """Run check_site.mjs on a copy of the fixture site: (site, run)."""
-    require_site_check()
-    site = tmp_path / "site"
-    shutil.copytree(FIXTURE, site)
-
-    def check(*options):
-        command = ["node", SITECHECK / "check_site.mjs", *options, site]
-        return run(command, timeout=600)
-
-    return site, check
-
-
-def plant(site: Path, page: str, old: str, new: str) -> None:
-    path = site / page
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"{old!r} is not in the fixture's {page}"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-
-
-def test_sitecheck_passes_on_the_fixture_site(sitecheck):
-    site, check = sitecheck
-    result = check()
-    print(result.stdout)
-    assert result.returncode == 0, output(result)
-    # The columns widen with their cells ("1.00 (5 runs)" when a score
-    # was measured again), so only the headings and their order are fixed.
-    headings = r"page +performance +accessibility +axe light +axe dark"
-    assert re.search(headings, result.stdout), output(result)
-    for page in PAGES:
-        assert f"\n{page} " in result.stdout, output(result)
-    assert "site check passed: 4 pages" in result.stdout
-
-
-PLANTED = {
-    "broken-link": (
-        "chapters/one.html",
-        'href="../The-Transformer-Block.pdf"',
-        'href="../Missing-Book.pdf"',
-        'broken link "../Missing-Book.pdf" (<a>): no such file',
-    ),
-    "missing-anchor": (
-        "chapters/one.html",
-        'href="two.html#fig-two"',
-        'href="two.html#fig-missing"',
-        'broken link "two.html#fig-missing" (<a>): chapters/two.html has no '
-        'element with id "fig-missing"',
-    ),
-    "image-without-alt": (
-        "chapters/two.html",
-        'alt="The same line and bar as in Figure 1.1, shown again."',
-        "",
-        "axe critical image-alt (light scheme)",
-    ),
-    "faint-short-text": (
-        "chapters/one.html",
-        "</body>",
-        '<button type="button" style="color: #eee; background: #fff">'
-        "a</button></body>",
-        "axe serious color-contrast (light scheme): Short text must have",
-    ),
-    "explorer-result-left-stale": (
-        "chapters/two.html",
-        "</main>",
-        '<form><label for="n">width</label><input id="n" type="number" '
-        'min="1" max="9" value="4" required></form><p>Squared: 16.</p>'
-        "</main>",
-        'clearing the field "width" changes nothing on the page: its '
-        "results still show those for 4",
-    ),
-    "link-lands-under-the-header": (
-        "chapters/one.html",
-        "</body>",
-        '<div id="quarto-header" style="position: fixed; top: 0; left: 0; '
-        'right: 0; height: 200px; background: #fff"></div>'
-        '<section id="sec-far" class="level2" style="margin-top: 3000px">'
-        "<p>Far.</p>"
-        '<p style="height: 3000px">Below.</p></section></body>',
-        "on a phone a link to #sec-far from another page lands it under the "
-        "fixed header (200 px of it hidden)",
-    ),
-    "other-host": (
-        "index.html",
-        '<script src="site_libs/app.js" defer></script>',
-        '<script src="https://cdn.example.com/lib.js"></script>',
-        "requests another host while loading: https://cdn.example.com/lib.js",
-    ),
-    "javascript-error": (
-        "index.html",
-        "</body>",
-        "<script>window.planted.call()</script></body>",
-        "JavaScript error in the console: Cannot read properties of "
-        "undefined (reading 'call')",
-    ),
-    "unused-preload": (
-        "chapters/one.html",
-        '<link rel="stylesheet" href="../site_libs/style.css">',
-        '<link rel="preload" href="../notebooks/one.ipynb" as="fetch" '
-        'crossorigin><link rel="stylesheet" href="../site_libs/style.css">',
-        "a preload the page does not use: The resource http://127.0.0.1:",
-    ),
-    "menu-wider-than-a-phone": (
-        "index.html",
-        '<li><a href="chapters/two.html">',
-        '<li style="white-space: nowrap">A chapter title far too long to fit '
-        "on the screen of any phone at all</li>"
-        '<li><a href="chapters/two.html">',
-        "on a phone the menu Chapters runs",
-    ),
-    "figure-glaring-in-the-dark": (
-        "chapters/one.html",
-        '<img src="one_files/figure-html/fig-one-output-1.png"',
-        '<img style="filter: none" '
-        'src="one_files/figure-html/fig-one-output-1.png"',
-        "in the dark scheme the figure fig-one-output-1.png is shown as "
-        "drawn, light",
-    ),
-    "code-beneath-a-see-through-copy-button": (
-        "chapters/one.html",
-        "</main>",
-        '<div class="code-copy-outer-scaffold" style="position: relative">'
-        '<div class="sourceCode"><pre tabindex="0" style="overflow-x: auto">'
-        "<code>x = 'a line of code far wider than the screen of any phone'"
-        '</code></pre></div><button type="button" class="code-copy-button" '
-        'style="position: absolute; top: 0; right: 0; background: none">'
-        "Copy</button></div></main>",
-        'on a phone code runs beneath a see-through copy button: "x = '
-        "'a line of code far wider than t",
-    ),
-    "equation-wider-than-a-phone": (
-        "chapters/one.html",
-        "</main>",
-        '<span class="katex-display" style="display: block; overflow-x: '
-        'auto"><span style="display: inline-block; width: 900px">'
-        "<annotation>X + F(X)</annotation></span></span></main>",
-        'on a phone an equation scrolls sideways: "X + F(X)"',
-    ),
-    # Built by a script, as an explorer builds its tables: parsed HTML
-    # would move the <span> out of the table.
-    "cells-out-of-their-columns": (
-        "chapters/one.html",
-        "</main>",
-        "<table><caption>Costs</caption><thead><tr><th>what</th><th>one</th>"
-        '<th>all</th></tr></thead><tbody><tr id="kv"><th>cache</th></tr>'
-        "</tbody></table><script>"
-        'const cells = document.createElement("span");'
-        'cells.append(document.createElement("td"), '
-        'document.createElement("td"));'
-        'document.getElementById("kv").append(cells);'
-        "</script></main>",
-        'the table "Costs" has a row holding a <span> among its cells: '
-        '"cache"',
-    ),
-    # A block laid out only near the screen, guessed far shorter than it
-    # is (the book's guesses are written by postrender.py).
-    "guess-off-on-the-first-screen": (
-        "chapters/one.html",
-        '<main id="content">',
-        '<main id="content"><p style="content-visibility: auto; '
-        'contain-intrinsic-block-size: auto 10px; height: 200px">Tall.</p>',
-        'on a phone the first screen moves as it appears: "Tall." is laid '
-        "out only near the screen and stands in at 10 px for its 200 px",
-    ),
-    "guess-off-further-down": (
-        "chapters/one.html",
-        "</main>",
-        '<p style="height: 3000px">Between.</p><p style="content-visibility: '
-        'auto; contain-intrinsic-block-size: auto 300px">Short.</p></main>',
-        'on a desktop the page\'s length jumps as it is scrolled: "Short." '
-        "is laid out only near the screen and stands in at 300 px for its",
-    ),
-    "output-wider-than-a-desktop": (
-        "chapters/one.html",
-        "<code>residual path: True</code>",
-        f"<code>residual path: {'True ' * 60}</code>",
-        'on a desktop a printed output scrolls sideways: "residual path: '
-        "True True",
-    ),
-}
-
-
-@pytest.mark.parametrize("name", PLANTED)
-def test_sitecheck_fails_on_planted_breakage(sitecheck, name):
-    site, check = sitecheck
-    page, old, new, message = PLANTED[name]
-    plant(site, page, old, new)
-    result = check("--skip", "lighthouse")
+def test_check_env_names_a_missing_package(tmp_path):
+    requirements = tmp_path / "requirements.txt"
+    requirements.write_text("pytest\nsurely-not-installed-xyz==1.0\n")
+    result = run(
+        [
+            sys.executable,
+            ROOT / "tools" / "check_env.py",
+            "--requirements",
+            requirements,
+        ]
+    )
     assert result.returncode == 1, output(result)
-    assert f"{page}: {message}" in result.stdout, output(result)
+    assert "missing package surely-not-installed-xyz:" in result.stderr
+    assert "bash tools/test.sh" in result.stderr
+    assert "missing package pytest" not in result.stderr
+    assert "Traceback" not in result.stderr
 
 
-def test_sitecheck_fails_below_the_lighthouse_floor(sitecheck):
-    site, check = sitecheck
-    plant(site, "chapters/one.html", '<html lang="en">', "<html>")
-    page = "chapters/one.html"
-    result = check("--only", page, "--skip", "axe,links,hosts")
-    assert result.returncode == 1, output(result)
-    assert f"{page}: Lighthouse accessibility" in result.stdout, output(result)
-    assert "html-has-lang" in result.stdout, output(result)
+def bare_project(tmp_path, requirements: str) -> Path:
+    """The test setup of the book, without the book, in tmp_path."""
+    project = tmp_path / "project"
+    (project / "tests").mkdir(parents=True)
+    (project / "tools").mkdir()
+    shutil.copy(ROOT / "pyproject.toml", project)
+    for path in (
+        "tests/conftest.py",
+        "tests/suite_kernels.py",
+        "tools/check_env.py",
+        "tools/render_env.py",
+        "tools/warm_kernel.py",
+    ):
+        shutil.copy(ROOT / path, project / path)
+    (project / "tests" / "test_nothing.py").write_text(
+        "def test_nothing():\n    pass\n"
+    )
+    (project / "requirements.txt").write_text(requirements)
+    return project
 
 
-def test_readme_is_short_enough_to_read():
-    # For readers, learners and instructors; authors read CONTRIBUTING.md.
-    words = len((ROOT / "README.md").read_text(encoding="utf-8").split())
-    assert words <= 700, f"README.md has {words} words (at most 700)"
+def test_pytest_names_a_missing_package(tmp_path):
+    # Run directly (not through tools/test.sh), pytest still says which
+    # package is missing and how to install it. (Without the book's pytest
+    # options and plugins, which only slow this down.)
+    project = bare_project(tmp_path, "surely-not-installed-xyz==1.0\n")
+    (project / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+    )
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    result = run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"],
+        cwd=project,
+        env=env,
+    )
+    assert result.returncode != 0, output(result)
+    assert "missing package surely-not-installed-xyz:" in output(result)
+    assert "Traceback" not in output(result)
+
+
+def test_pytest_names_a_missing_plugin(tmp_path):
+    # As if nbval and pytest-xdist were not installed: pytest names them
+    # instead of failing on "unrecognized arguments: --nbval -n".
+    project = bare_project(tmp_path, "")
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    result = run([sys.executable, "-m", "pytest"], cwd=project, env=env)
+    assert result.returncode != 0, output(result)
+    assert "Missing required plugins" in output(result)
+    assert "nbval" in output(result)
+    assert "unrecognized arguments" not in output(result)

@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 if ! command -v npm >/dev/null; then
-    echo "sitecheck: npm not found; install Node.js 18.16 or newer." >&2
+    echo "sitecheck: npm not found; install Node.js 20 or newer." >&2
     exit 2
 fi
 source ../env_dir.sh

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Check the rendered website before it is deployed; exit 1 on a defect
+# (2 when it cannot run). Setup: `bash tools/sitecheck/install.sh`.
+#
+#   bash tools/sitecheck/check.sh [--no-lighthouse] [SITE]    (SITE: _book)
+#
+#   links       linkinator: every internal link, image, script and
+#               stylesheet resolves, and every #anchor to an id of its page
+#   browser     book_checks.mjs in Chromium: axe-core in both schemes,
+#               JavaScript errors, other hosts, the layout (its header)
+#   lighthouse  Lighthouse CI, mobile, 3 runs a page, every page but
+#               404.html: lighthouserc.json asserts the median; below the
+#               performance floor blocks, below the 0.95 goal only warns
+#
+# A page whose browser call hangs fails after SITECHECK_TIMEOUT seconds
+# (60; Lighthouse: 10 times that) with the page named, and is tried once
+# more. Chromium: CHROME_PATH, else chromium or google-chrome on PATH.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$here/node_modules/.bin
+lighthouse=1
+site=_book
+for argument in "$@"; do
+    case $argument in
+        --no-lighthouse) lighthouse=0 ;;
+        -*) sed -n '2,/^set/p' "$0" | sed '$d'; exit 2 ;;
+        *) site=$argument ;;
+    esac
+done
+[ -f "$site/index.html" ] || { echo "sitecheck: no $site/index.html: render the book first" >&2; exit 2; }
+[ -x "$bin/lhci" ] || { echo "sitecheck: run \`bash tools/sitecheck/install.sh\` first" >&2; exit 2; }
+CHROME_PATH=${CHROME_PATH:-$(command -v chromium chromium-browser google-chrome google-chrome-stable | head -n 1)}
+[ -x "$CHROME_PATH" ] || { echo "sitecheck: no Chromium: install it or set CHROME_PATH" >&2; exit 2; }
+export CHROME_PATH
+timeout=${SITECHECK_TIMEOUT:-60}
+site=$(cd "$site" && pwd)
+mapfile -t pages < <(cd "$site" && find . -name '*.html' -not -path './site_libs/*' | cut -c3- | sort)
+# The folder GitHub Pages serves the site from, as Quarto writes it into
+# 404.html, whose links start with it ("/transformer-block/"; else "/").
+prefix=$(grep -o 'name="quarto:offset" content="/[^"]*' "$site/404.html" 2>/dev/null | cut -d '"' -f 4)
+prefix=${prefix:-/}
+work=$(mktemp -d)
+trap 'kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
+status=0
+declare -A result
+
+echo "== links and anchors (linkinator)"
+rewrite=()
+[ "$prefix" != / ] && rewrite=(--url-rewrite-search "$prefix" --url-rewrite-replace /)
+if "$bin/linkinator" "${pages[@]}" --server-root "$site" --recurse --check-fragments \
+    --skip '^https?://(?!localhost|127\.0\.0\.1)' "${rewrite[@]}" \
+    --timeout $((timeout * 1000)) --verbosity error; then
+    result[links]=passed
+else
+    result[links]=FAILED status=1
+fi
+
+echo "== the book's checks in Chromium (axe, errors, other hosts, layout)"
+# Served as GitHub Pages serves it, under its folder.
+root=$site
+[ "$prefix" != / ] && root=$work/root && mkdir -p "$root" && ln -s "$site" "$root${prefix%/}"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 -m http.server "$port" --bind 127.0.0.1 -d "$root" >/dev/null 2>&1 &
+server=$!
+for _ in $(seq 50); do (: </dev/tcp/127.0.0.1/"$port") 2>/dev/null && break; sleep 0.1; done
+if SITECHECK_TIMEOUT=$timeout node "$here/book_checks.mjs" "http://127.0.0.1:$port$prefix" "${pages[@]}"; then
+    result[browser]=passed
+else
+    result[browser]=FAILED status=1
+fi
+
+if [ $lighthouse = 1 ]; then
+    echo "== Lighthouse CI (mobile, median of 3 runs)"
+    result[lighthouse]=passed
+    cd "$work" || exit 2
+    for page in "${pages[@]}"; do
+        [ "$page" = 404.html ] && continue
+        for attempt in 1 2; do
+            timeout $((timeout * 10)) "$bin/lhci" collect --config="$here/lighthouserc.json" \
+                --additive --staticDistDir="$site" --url="/$page" >"$work/collect.log" 2>&1 && break
+            echo "$page: Lighthouse failed or hung ($(tail -n 1 "$work/collect.log"))" \
+                "$([ $attempt = 1 ] && echo '; trying once more')"
+            [ $attempt = 2 ] && { result[lighthouse]=FAILED; status=1; }
+        done
+    done
+    python3 - "$here/lighthouserc.json" <<'EOF'
+import glob, json, statistics, sys
+from urllib.parse import urlparse
+scores = {}
+for name in glob.glob(".lighthouseci/lhr-*.json"):
+    lhr = json.load(open(name))
+    scores.setdefault(urlparse(lhr["requestedUrl"]).path, []).append(lhr["categories"])
+floor = json.load(open(sys.argv[1]))["ci"]["assert"]["assertMatrix"][0]["assertions"]
+floor = floor["categories:performance"][1]["minScore"]
+print(f"page  performance (runs; floor {floor}, goal 0.95)  accessibility")
+for page, runs in sorted(scores.items()):
+    perf = [c["performance"]["score"] for c in runs]
+    access = [c["accessibility"]["score"] for c in runs]
+    print(f"{page}  {statistics.median(perf):.2f} ({', '.join(f'{p:.2f}' for p in perf)})"
+          f"  {statistics.median(access):.2f}")
+EOF
+    "$bin/lhci" assert --config="$here/lighthouserc.json" || { result[lighthouse]=FAILED; status=1; }
+fi
+
+echo
+for check in links browser lighthouse; do
+    echo "$check: ${result[$check]:-skipped}"
+done
+[ $status = 0 ] && echo "site check passed: ${#pages[@]} pages" || echo "site check FAILED"
+exit $status
