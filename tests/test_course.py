@@ -127,7 +127,9 @@ def test_schedule_covers_every_assignment_in_two_weeks():
 
 def test_grading_commands_are_the_tools_commands():
     text = COURSE.read_text("utf-8").split("{#sec-course-grading}", 1)[1]
-    commands = re.findall(r"^\.venv/bin/python -m (tools\S+) (\w+)?", text, re.M)
+    commands = re.findall(
+        r"^\.venv/bin/python -m (tools\S+) (\w+)?", text, re.M
+    )
     assert ("tools.assignments", "build") in commands
     assert ("tools.assignments", "grade") in commands
     source = (ROOT / "tools" / "assignments.py").read_text("utf-8")
