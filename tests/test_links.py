@@ -55,7 +55,7 @@ def test_site_url_is_where_the_workflow_publishes_the_site():
 
 def test_every_page_names_both_licences_in_the_repository():
     config = bookfiles.quarto_config(ROOT)
-    footer = config["format"]["html"]["page-footer"]["center"]
+    footer = config["book"]["page-footer"]["center"]
     repo = links.repo_url(ROOT)
     hrefs = [item["href"] for item in footer]
     assert hrefs == [f"{repo}/blob/main/{f}" for f in LICENCES], hrefs
