@@ -278,6 +278,20 @@ DEMONSTRATIONS = {
     ),
     "mechanics": (),
     "systems": ("timing",),
+    # Training runs, what they print and draw, and the figures.
+    "training": (
+        "first-run",
+        "first-run-end",
+        "predictions",
+        "copy-heads",
+        "fig-copy-attention",
+        *(f"grid-{number:02d}" for number in range(24)),
+        "outcome-table",
+        "fig-training-curves",
+        "inside",
+        "inside-gradients",
+        "fig-inside",
+    ),
 }
 
 

@@ -23,7 +23,7 @@ GRADED = assignments.graded_chapters()
 
 
 def test_graded_chapters_are_the_three_with_code_exercises():
-    assert GRADED == ["maths-and-code", "mechanics", "systems"]
+    assert GRADED == ["maths-and-code", "mechanics", "systems", "training"]
 
 
 def test_no_solution_text_in_student_artefacts():
