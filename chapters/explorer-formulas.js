@@ -52,30 +52,35 @@ export const BYTES_PER_ELEMENT = { float32: 4, bfloat16: 2 };
 //   float32: every tensor in float32;
 //   "bfloat16 + float32 master": a bfloat16 copy of the model runs the
 //     passes, so every activation is bfloat16, and Adam updates a float32
-//     master copy of the weights (mixed precision as Micikevicius et al.
-//     2018 describe it);
+//     master copy of the weights (the scheme of Micikevicius et al. 2018,
+//     with bfloat16 in place of float16);
 //   "autocast bfloat16": torch.autocast, float32 weights and gradients
 //     with the matrix products in bfloat16; the residual stream stays
 //     float32 (autocastSavedActivationBytes).
 // dtype: the dtype of the weights (and of the block's parameter bytes);
-// activations: the dtype of the FFN hidden tensor, the attention weights
-// and the key-value cache; master: whether trainingStateBytes adds a
-// float32 master copy; autocast: which saved-activation formula applies.
+// input: the dtype of the block input, the residual stream (float32 under
+// autocast); activations: the dtype of the FFN hidden tensor, the
+// attention weights and the key-value cache; master: whether
+// trainingStateBytes adds a float32 master copy; autocast: which
+// saved-activation formula applies.
 export const PRECISIONS = {
   float32: {
     dtype: "float32",
+    input: "float32",
     activations: "float32",
     master: false,
     autocast: false,
   },
   "bfloat16 + float32 master": {
     dtype: "bfloat16",
+    input: "bfloat16",
     activations: "bfloat16",
     master: true,
     autocast: false,
   },
   "autocast bfloat16": {
     dtype: "float32",
+    input: "float32",
     activations: "bfloat16",
     master: false,
     autocast: true,
@@ -85,8 +90,18 @@ export const PRECISIONS = {
 // Bytes of the activations one forward pass of the block produces that
 // grow fastest: the FFN hidden tensor (B, S, Dff) and the attention
 // weights (B, H, S, S); beside them the block input (B, S, D), which the
-// output matches in size. bytesPerElement: see BYTES_PER_ELEMENT.
-export function activationBytes(B, S, D, Dff, H, bytesPerElement) {
+// output matches in size. bytesPerElement: see BYTES_PER_ELEMENT;
+// inputBytesPerElement, for the block input, defaults to it (under
+// autocast the input is float32 and the other two bfloat16).
+export function activationBytes(
+  B,
+  S,
+  D,
+  Dff,
+  H,
+  bytesPerElement,
+  inputBytesPerElement = bytesPerElement,
+) {
   const elements = {
     input: B * S * D,
     ffnHidden: B * S * Dff,
@@ -94,7 +109,7 @@ export function activationBytes(B, S, D, Dff, H, bytesPerElement) {
   };
   return {
     elements,
-    input: elements.input * bytesPerElement,
+    input: elements.input * inputBytesPerElement,
     ffnHidden: elements.ffnHidden * bytesPerElement,
     attentionScores: elements.attentionScores * bytesPerElement,
     total: (elements.ffnHidden + elements.attentionScores) * bytesPerElement,

@@ -132,6 +132,11 @@ def js_calls() -> list:
     for sizes in COST_CASES:
         for nbytes in dtype_bytes().values():
             calls.append(["activationBytes", activation_args(sizes, nbytes)])
+        # Under autocast: bfloat16 activations beside a float32 input.
+        autocast_args = activation_args(sizes, dtype_bytes()["bfloat16"])
+        calls.append(
+            ["activationBytes", [*autocast_args, dtype_bytes()["float32"]]]
+        )
         calls.append(["blockFlops", [sizes.S, sizes.D, sizes.Dff]])
     calls += [["blockFlops", list(case)] for case in FLOP_CASES]
     calls += [["crossovers", [D, 4 * D]] for D in (64, 768)]
@@ -305,6 +310,36 @@ def test_activation_bytes_match_real_tensors(js, sizes, dtype):
     assert result["total"] == tensor_bytes(hidden) + tensor_bytes(weights), (
         where
     )
+
+
+@pytest.mark.parametrize("sizes", COST_CASES, ids=str)
+def test_activation_bytes_under_autocast_match_real_tensors(js, sizes):
+    """Under torch.autocast the block input, the residual stream, stays
+    float32 while the FFN hidden tensor and the attention weights are
+    bfloat16: the autocast precision prices each in its own dtype."""
+    mode = js("PRECISIONS")["autocast bfloat16"]
+    torch.manual_seed(0)
+    attention = nn.MultiheadAttention(sizes.D, sizes.H, batch_first=True)
+    ffn_in = nn.Linear(sizes.D, sizes.Dff)
+    X = torch.randn(sizes.B, sizes.S, sizes.D)
+    with torch.no_grad(), torch.autocast("cpu", torch.bfloat16):
+        _, weights = attention(
+            X, X, X, need_weights=True, average_attn_weights=False
+        )  # (B, H, S, S)
+        hidden = ffn_in(X)  # (B, S, Dff)
+    where = "chapters/explorer-formulas.js: PRECISIONS['autocast bfloat16']"
+    assert X.dtype == getattr(torch, mode["input"]), where
+    assert hidden.dtype == getattr(torch, mode["activations"]), where
+    assert weights.dtype == getattr(torch, mode["activations"]), where
+    nbytes = dtype_bytes()[mode["activations"]]
+    input_bytes = dtype_bytes()[mode["input"]]
+    result = js(
+        "activationBytes", *activation_args(sizes, nbytes), input_bytes
+    )
+    where = f"chapters/explorer-formulas.js: activationBytes for {sizes}"
+    assert result["input"] == tensor_bytes(X), where
+    assert result["ffnHidden"] == tensor_bytes(hidden), where
+    assert result["attentionScores"] == tensor_bytes(weights), where
 
 
 def test_bytes_per_element_match_torch(js):
@@ -613,10 +648,12 @@ def test_precisions_say_what_they_model(js):
     for name, mode in precisions.items():
         assert mode["dtype"] in dtype_bytes(), f"{where}[{name!r}]"
         assert mode["activations"] in dtype_bytes(), f"{where}[{name!r}]"
+        assert mode["input"] in dtype_bytes(), f"{where}[{name!r}]"
         # A master copy exists exactly when the weights are 16-bit.
         assert mode["master"] == (mode["dtype"] == "bfloat16"), where
     assert precisions["autocast bfloat16"] == {
         "dtype": "float32",
+        "input": "float32",
         "activations": "bfloat16",
         "master": False,
         "autocast": True,
