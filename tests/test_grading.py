@@ -291,6 +291,11 @@ def test_hidden_tests_stay_in_the_autograder(run):
             line for line in hidden.split("\n") if line.startswith("def ")
         )
         assert name_line not in text, f"{question}: hidden test leaked"
+        # Every test runs the chapter's own check, never the notebook's,
+        # and each hidden test runs the public check first.
+        tests = source.split("@test_case(")[1:]
+        assert all("and chapter['check_" in test for test in tests), question
+        assert "env['check_" not in source, question
 
 
 @pytest.mark.parametrize("run", UNTOUCHED)
