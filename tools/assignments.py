@@ -106,16 +106,17 @@ if COLAB:
     import json
     import urllib.request
 
-    with urllib.request.urlopen("{url}") as response:
+    url = "{url}"
+    with urllib.request.urlopen(url) as response:
         tests = json.load(response)["metadata"]["otter"]["tests"]
     os.makedirs("tests", exist_ok=True)
     for question, source in tests.items():
         with open(f"tests/{{question}}.py", "w", encoding="utf-8") as file:
             file.write(source)
-import otter
+import otter  # noqa: E402 (installed above where it was missing)
 
-here = "{name}.ipynb" if os.path.exists("{name}.ipynb") else None
-grader = otter.Notebook(here)"""
+notebook = "{name}.ipynb"  # absent on Colab and from a renamed copy
+grader = otter.Notebook(notebook if os.path.exists(notebook) else None)"""
 EXPLAIN = re.compile(r"^\*\*Exercise ([\d.]+)\*\* .* · \*Explain · ")
 ANSWER = "**Your answer to Exercise {number}** (graded by hand):"
 
