@@ -324,3 +324,24 @@ def test_the_course_states_the_grading_timeout():
     course = (ROOT / "chapters" / "course.qmd").read_text("utf-8")
     minutes = assignments.GRADING_TIMEOUT // 60
     assert f"still running after {minutes} minutes" in course
+
+
+def test_the_first_cell_opens_the_checks_on_colab(tmp_path, monkeypatch):
+    """Colab: no notebook file; the cell fetches the public tests."""
+    import types
+    import urllib.request
+
+    path = ROOT / "assignments" / "mechanics.ipynb"
+    cells = nbformat.read(path, 4).cells
+    first = next(c.source for c in cells if c.cell_type == "code")
+    colab = types.ModuleType("google.colab")
+    monkeypatch.setitem(sys.modules, "google.colab", colab)
+    monkeypatch.setattr(urllib.request, "urlopen", lambda url: path.open())
+    monkeypatch.chdir(tmp_path)
+    namespace = {}
+    exec(first, namespace)
+    assert (tmp_path / "tests" / "gelu-ffn.py").is_file()
+    # The test needs nothing of the notebook but the answer.
+    answer = {"my_gelu_ffn": lambda sequence, W1, W2: None}
+    checked = namespace["grader"].check("gelu-ffn", answer)
+    assert "Your function returns None" in repr(checked)

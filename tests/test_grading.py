@@ -29,6 +29,7 @@ import functools
 import json
 import re
 import tempfile
+import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -296,6 +297,11 @@ def test_hidden_tests_stay_in_the_autograder(run):
         tests = source.split("@test_case(")[1:]
         assert all("and chapter['check_" in test for test in tests), question
         assert "env['check_" not in source, question
+    with zipfile.ZipFile(
+        next((bundle(name) / "autograder").glob("*.zip"))
+    ) as z:
+        environment = z.read("environment.yml").decode("utf-8")
+    assert "- torch==" in environment and "- matplotlib==" in environment
 
 
 @pytest.mark.parametrize("run", UNTOUCHED)

@@ -123,20 +123,14 @@ ANSWER = "**Your answer to Exercise {number}** (graded by hand):"
 
 def requirements(name: str) -> list[str]:
     """The lines of requirements.txt that pin what the chapter imports."""
-    imported = set()
-    for cell in qmd.to_notebook(
-        qmd.parse(chapter_path(name)), "student"
-    ).cells:
-        if cell.cell_type == "code":
-            for found in re.findall(
-                r"^(?:from|import) (\w+)", cell.source, re.M
-            ):
-                imported.add(found.lower())
+    code = qmd.to_notebook(qmd.parse(chapter_path(name)), "student").cells
+    imported = "\n".join(c.source for c in code if c.cell_type == "code")
+    modules = set(re.findall(r"^(?:from|import) (\w+)", imported, re.M))
     lines = (ROOT / "requirements.txt").read_text(encoding="utf-8")
     return [
         line
         for line in lines.splitlines()
-        if re.split(r"[=<>;\s\[]", line, maxsplit=1)[0].lower() in imported
+        if re.split(r"[=<>;\s\[]", line, maxsplit=1)[0] in modules
     ]
 
 
@@ -161,8 +155,8 @@ PUBLIC_CHECK = """    import contextlib
         with contextlib.redirect_stdout(io.StringIO()):
             exec({code!r}, chapter)
         with contextlib.redirect_stdout(said):
-            passed = answer is not None and chapter["{check}"](answer)
-    assert answer is not None, (
+            passed = "{answer}" in env and chapter["{check}"](answer)
+    assert "{answer}" in env, (
         "The notebook defines no {answer}; keep that name for your answer."
     )
     assert passed is True, said.getvalue().strip()
@@ -289,17 +283,6 @@ def student_assignment(name: str) -> nbformat.NotebookNode:
     for number, cell in enumerate(notebook.cells):
         cell["id"] = f"cell-{number:03d}"
     return notebook
-
-
-def bundle(name: str, destination: Path):
-    """`otter assign` into destination: (student notebook, test files).
-
-    The test files are the autograder's, hidden tests included, as
-    {question name: source of tests/<question>.py}.
-    """
-    result = run_otter_assign(name, destination)
-    student = nbformat.read(result / "student" / f"{name}.ipynb", 4)
-    return student, bundled_tests(result)
 
 
 def autograder_zip(result: Path) -> Path | None:
