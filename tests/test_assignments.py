@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from unittest import mock
 
+import graded_questions
 import leaks
 import nbformat
 import pytest
@@ -144,7 +145,9 @@ def test_an_answer_without_its_helper_is_reported(monkeypatch):
     monkeypatch.setattr(
         assignments,
         "solution_cell",
-        lambda q: original(assignments.Question(**{**vars(q), "helpers": []})),
+        lambda q: original(
+            graded_questions.Question(**{**vars(q), "helpers": []})
+        ),
     )
     problems = undefined_in_solutions("maths-and-code")
     assert problems == ["maths-and-code, zero-branch: ['silenced']"]
@@ -185,8 +188,8 @@ def test_grading_reports_and_skips_what_it_cannot_grade(
     ]
     assert timeouts == [9, 9]
     said = capsys.readouterr().err
-    assert "bob not graded: NotJSONError: not a notebook" in said
-    assert "absent not graded: no such file" in said
+    assert "grade: bob: NotJSONError: not a notebook" in said
+    assert "grade: absent: no such file" in said
 
 
 def test_learners_are_named_by_their_files_and_runs_never_share(

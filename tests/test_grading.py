@@ -33,6 +33,7 @@ import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
+import graded_questions
 import nbformat
 import pytest
 from conftest import DEMONSTRATIONS, ROOT
@@ -59,7 +60,7 @@ def chapter_of(run: str) -> str:
     return run.split("-", 1)[1]
 
 
-def questions(name: str) -> list[assignments.Question]:
+def questions(name: str) -> list[graded_questions.Question]:
     return assignments.questions(
         assignments.qmd.parse(assignments.chapter_path(name))
     )
@@ -109,7 +110,7 @@ def solutions_submission(name: str) -> nbformat.NotebookNode:
         cells += [code(planted), code(REPORT.format(question=question))]
     for question in questions(name):
         last = question.solution.split("\n")[-1]
-        reference = assignments.CHECK_CALL.match(last).group(2)
+        reference = graded_questions.CHECK_CALL.match(last).group(2)
         cells.append(code(f"{question.answer} = {reference}"))
         cells.append(code(f'grader.check("{question.name}")'))
     for number, cell in enumerate(cells):
