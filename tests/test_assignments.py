@@ -18,12 +18,13 @@ from conftest import ROOT, copy_book
 
 from tools import assignments
 from tools.check import leaks
+from tools.export import graded as graded_questions
 
 GRADED = assignments.graded_chapters()
 
 
 def test_graded_chapters_are_the_three_with_code_exercises():
-    assert GRADED == ["maths-and-code", "mechanics", "systems", "training"]
+    assert GRADED == ["maths-and-code", "mechanics", "systems"]
 
 
 def test_no_solution_text_in_student_artefacts():
@@ -144,7 +145,9 @@ def test_an_answer_without_its_helper_is_reported(monkeypatch):
     monkeypatch.setattr(
         assignments,
         "solution_cell",
-        lambda q: original(assignments.Question(**{**vars(q), "helpers": []})),
+        lambda q: original(
+            graded_questions.Question(**{**vars(q), "helpers": []})
+        ),
     )
     problems = undefined_in_solutions("maths-and-code")
     assert problems == ["maths-and-code, zero-branch: ['silenced']"]
@@ -185,8 +188,8 @@ def test_grading_reports_and_skips_what_it_cannot_grade(
     ]
     assert timeouts == [9, 9]
     said = capsys.readouterr().err
-    assert "bob not graded: NotJSONError: not a notebook" in said
-    assert "absent not graded: no such file" in said
+    assert "grade: bob: NotJSONError: not a notebook" in said
+    assert "grade: absent: no such file" in said
 
 
 def test_learners_are_named_by_their_files_and_runs_never_share(
@@ -260,7 +263,7 @@ def test_grading_says_what_is_missing(tmp_path, monkeypatch):
     monkeypatch.setattr(assignments, "BUNDLES", tmp_path)
     submission = tmp_path / "a.ipynb"
     submission.write_text("{}", encoding="utf-8")
-    with pytest.raises(SystemExit, match="tools.assignments build mech"):
+    with pytest.raises(SystemExit, match="tools/assignments.py build mech"):
         assignments.grade("mechanics", [submission])
     with pytest.raises(SystemExit, match="no chapter 'mechanic'"):
         assignments.grade("mechanic", [submission])
@@ -324,3 +327,24 @@ def test_the_course_states_the_grading_timeout():
     course = (ROOT / "chapters" / "course.qmd").read_text("utf-8")
     minutes = assignments.GRADING_TIMEOUT // 60
     assert f"still running after {minutes} minutes" in course
+
+
+def test_the_first_cell_opens_the_checks_on_colab(tmp_path, monkeypatch):
+    """Colab: no notebook file; the cell fetches the public tests."""
+    import types
+    import urllib.request
+
+    path = ROOT / "assignments" / "mechanics.ipynb"
+    cells = nbformat.read(path, 4).cells
+    first = next(c.source for c in cells if c.cell_type == "code")
+    colab = types.ModuleType("google.colab")
+    monkeypatch.setitem(sys.modules, "google.colab", colab)
+    monkeypatch.setattr(urllib.request, "urlopen", lambda url: path.open())
+    monkeypatch.chdir(tmp_path)
+    namespace = {}
+    exec(first, namespace)
+    assert (tmp_path / "tests" / "gelu-ffn.py").is_file()
+    # The test needs nothing of the notebook but the answer.
+    answer = {"my_gelu_ffn": lambda sequence, W1, W2: None}
+    checked = namespace["grader"].check("gelu-ffn", answer)
+    assert "Your function returns None" in repr(checked)

@@ -29,9 +29,11 @@ import functools
 import json
 import re
 import tempfile
+import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
+import graded_questions
 import nbformat
 import pytest
 from conftest import DEMONSTRATIONS, ROOT
@@ -58,7 +60,7 @@ def chapter_of(run: str) -> str:
     return run.split("-", 1)[1]
 
 
-def questions(name: str) -> list[assignments.Question]:
+def questions(name: str) -> list[graded_questions.Question]:
     return assignments.questions(
         assignments.qmd.parse(assignments.chapter_path(name))
     )
@@ -108,7 +110,7 @@ def solutions_submission(name: str) -> nbformat.NotebookNode:
         cells += [code(planted), code(REPORT.format(question=question))]
     for question in questions(name):
         last = question.solution.split("\n")[-1]
-        reference = assignments.CHECK_CALL.match(last).group(2)
+        reference = graded_questions.CHECK_CALL.match(last).group(2)
         cells.append(code(f"{question.answer} = {reference}"))
         cells.append(code(f'grader.check("{question.name}")'))
     for number, cell in enumerate(cells):
@@ -291,6 +293,16 @@ def test_hidden_tests_stay_in_the_autograder(run):
             line for line in hidden.split("\n") if line.startswith("def ")
         )
         assert name_line not in text, f"{question}: hidden test leaked"
+        # Every test runs the chapter's own check, never the notebook's,
+        # and each hidden test runs the public check first.
+        tests = source.split("@test_case(")[1:]
+        assert all("and chapter['check_" in test for test in tests), question
+        assert "env['check_" not in source, question
+    with zipfile.ZipFile(
+        next((bundle(name) / "autograder").glob("*.zip"))
+    ) as z:
+        environment = z.read("environment.yml").decode("utf-8")
+    assert "- torch==" in environment and "- matplotlib==" in environment
 
 
 @pytest.mark.parametrize("run", UNTOUCHED)

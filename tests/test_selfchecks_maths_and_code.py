@@ -551,7 +551,13 @@ def test_quiz_check_says_right_or_wrong_without_the_key(ns, printed):
             if verdict
             else "Not this one; reread the section and try again."
         )
-    assert printed(ns["check_quiz"], 6, "a")[0] is False
+    assert printed(ns["check_quiz"], 6, "a") == (
+        False,
+        "There is no question 6; the questions are 1, 2, 3, 4, 5.",
+    )
+    # A question typed as text is the same question.
+    right = "abcd"[[verdict for verdict, _ in said].index(True)]
+    assert printed(ns["check_quiz"], "4", right) == (True, "Right.")
     assert printed(ns["check_quiz"], 1, "e")[0] is False
 
 

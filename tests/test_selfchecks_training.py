@@ -45,8 +45,10 @@ def test_another_correct_form_passes(ns, printed):
     def stepwise(step, base_lr, warmup_steps):
         if warmup_steps == 0 or step >= warmup_steps:
             return base_lr
-        return base_lr / warmup_steps * (
-            1 + step * (warmup_steps - 1) / warmup_steps
+        return (
+            base_lr
+            / warmup_steps
+            * (1 + step * (warmup_steps - 1) / warmup_steps)
         )
 
     passed, _ = run_check(ns, printed, stepwise)

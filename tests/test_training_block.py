@@ -7,9 +7,8 @@ what the training chapter reports is about the block the book builds.
 
 import ast
 
-from conftest import ROOT
-
 import qmd
+from conftest import ROOT
 
 # The definitions the training chapter copies, by name.
 COPIED = ("BlockConfig", "causal_mask", "PreNormBlock", "PostNormBlock")

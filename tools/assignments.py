@@ -3,19 +3,11 @@
     python -m tools.assignments build [chapter ...]  # autograder bundles
     python -m tools.assignments grade CHAPTER SUBMISSION.ipynb ...  # CSV
 
-Each chapter with graded exercises becomes an otter "master" notebook, made
-from the same cells as the instructor notebook (`convert.edition_cells`), and
-`otter assign` turns it into
-
-- `assignments/<chapter>.ipynb`: the student assignment, written by
-  `tools/regenerate.py` and committed. It is the student notebook with the
-  public tests of each graded question (`grader.check("<question>")`); it
-  holds no solution and no hidden test.
-- `_assignments/<chapter>/autograder/`: the instructor's bundle
-  (`build`), with the solutions notebook and every test, hidden ones
-  included, and `<chapter>-autograder_<date>.zip` for `otter run`.
-
-The graded exercises themselves are read by tools/export/graded.py.
+`otter assign` turns each chapter's "master" notebook (the student cells,
+each graded question's solution and its tests from graded_questions.py)
+into `assignments/<chapter>.ipynb` (written by tools/regenerate.py: public
+tests only) and, with `build`, the instructor's bundle in
+`_assignments/<chapter>/dist/autograder/` (solutions, every test, the zip).
 """
 
 from __future__ import annotations
@@ -32,7 +24,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import textwrap
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -42,16 +33,20 @@ import nbformat
 
 from tools.export import notebook as convert
 from tools.export.graded import (
-    CHECK_CALL,
-    Question,
+    ANSWER,
+    EXPLAIN,
     cell_label,
     chapter_path,
     graded_chapters,
+    hand_answers,
     questions,
+    solution_cell,
+    test_cells,
 )
 from tools.source import links, qmd
 from tools.source.book import ONE_THREAD, ROOT, pinned
 
+RAW = "https://raw.githubusercontent.com"  # committed files, as served
 ASSIGNMENTS = ROOT / "assignments"
 BUNDLES = ROOT / "_assignments"
 CONFIG = """# ASSIGNMENT CONFIG
@@ -71,20 +66,14 @@ requirements: {requirements}
 """
 # After the chapter's title: what makes this notebook an assignment.
 ABOUT = (
-    "**This is the chapter's graded assignment.** "
-    "Each graded exercise has its `my_...` cell, as in the chapter, and "
-    "then a `grader.check(...)` cell that runs its public tests. "
-    "Write your answers, run the notebook from the top and read what each "
-    "check says; your instructor grades the notebook you hand in with "
-    "further tests. The links above open the chapter's own notebook: hand "
-    "in this one, as your instructor asks, and keep its file name, "
-    "`{name}.ipynb`: its checks read their tests from it. "
-    "Besides the chapter's packages "
-    "it needs `otter-grader` (`pip install {otter}`, the version it is "
-    "graded with); the first code cell installs it where it is missing, "
-    "as on Colab. "
-    "Answer each *explain* exercise in the cell below it: your instructor "
-    "grades those by hand."
+    "**This is the chapter's graded assignment.** Write your answers in "
+    "the `my_...` cells and each *explain* answer in the cell below its "
+    "exercise, run the notebook from the top and read what each "
+    "`grader.check(...)` cell says; your instructor grades the notebook "
+    "you hand in with further tests, and the explain answers by hand. "
+    "Keep its file name, `{name}.ipynb`, while you work: its checks read "
+    "their tests from it. Besides the chapter's packages it needs "
+    "`{otter}`, which the first code cell installs where it is missing."
 )
 # The assignment's first code cell. Colab has otter-grader neither
 # installed nor a copy of this notebook's file, which otter reads the
@@ -104,36 +93,29 @@ if COLAB:
     import json
     import urllib.request
 
-    with urllib.request.urlopen("{url}") as response:
+    url = "{url}"
+    with urllib.request.urlopen(url) as response:
         tests = json.load(response)["metadata"]["otter"]["tests"]
     os.makedirs("tests", exist_ok=True)
     for question, source in tests.items():
         with open(f"tests/{{question}}.py", "w", encoding="utf-8") as file:
             file.write(source)
-import otter
+import otter  # noqa: E402 (installed above where it was missing)
 
-here = "{name}.ipynb" if os.path.exists("{name}.ipynb") else None
-grader = otter.Notebook(here)"""
-EXPLAIN = re.compile(r"^\*\*Exercise ([\d.]+)\*\* .* · \*Explain · ")
-ANSWER = "**Your answer to Exercise {number}** (graded by hand):"
+notebook = "{name}.ipynb"  # absent on Colab and from a renamed copy
+grader = otter.Notebook(notebook if os.path.exists(notebook) else None)"""
 
 
 def requirements(name: str) -> list[str]:
     """The lines of requirements.txt that pin what the chapter imports."""
-    imported = set()
-    for cell in convert.to_notebook(
-        qmd.parse(chapter_path(name)), "student"
-    ).cells:
-        if cell.cell_type == "code":
-            for found in re.findall(
-                r"^(?:from|import) (\w+)", cell.source, re.M
-            ):
-                imported.add(found.lower())
+    code = convert.to_notebook(qmd.parse(chapter_path(name)), "student").cells
+    imported = "\n".join(c.source for c in code if c.cell_type == "code")
+    modules = set(re.findall(r"^(?:from|import) (\w+)", imported, re.M))
     lines = (ROOT / "requirements.txt").read_text(encoding="utf-8")
     return [
         line
         for line in lines.splitlines()
-        if re.split(r"[=<>;\s\[]", line, maxsplit=1)[0].lower() in imported
+        if re.split(r"[=<>;\s\[]", line, maxsplit=1)[0] in modules
     ]
 
 
@@ -141,60 +123,6 @@ def otter_requirement() -> str:
     """otter-grader as requirements.txt pins it (`otter-grader==X.Y.Z`)."""
     version = pinned("otter-grader", ROOT)
     return f"otter-grader=={version}" if version else "otter-grader"
-
-
-# Every test starts so: it runs the chapter's own code for the check
-# (Question.check_code), never a check_... of the notebook, which a learner
-# can redefine, and the public check: a hidden test gives no point to an
-# answer the public one rejects.
-PUBLIC_CHECK = """    import contextlib
-    import io
-
-    import torch
-
-    chapter, said = {{"__name__": "chapter"}}, io.StringIO()
-    answer = env.get("{answer}")
-    with torch.random.fork_rng(devices=[]):
-        with contextlib.redirect_stdout(io.StringIO()):
-            exec({code!r}, chapter)
-        with contextlib.redirect_stdout(said):
-            passed = answer is not None and chapter["{check}"](answer)
-    assert answer is not None, (
-        "The notebook defines no {answer}; keep that name for your answer."
-    )
-    assert passed is True, said.getvalue().strip()
-"""
-PUBLIC_TEST = '''""" # BEGIN TEST CONFIG
-points: 1
-""" # END TEST CONFIG
-def test_{slug}_public(env):
-    """The chapter's self-check, run from the chapter's own code."""
-{check}'''
-HIDDEN_TEST = '''""" # BEGIN TEST CONFIG
-hidden: true
-points: {points:g}
-""" # END TEST CONFIG
-def {function}(env):
-    """The public check, then the chapter's hidden test."""
-{check}
-{test}
-
-    {function}({{**env, **chapter, "{answer}": answer}})
-'''
-
-
-def solution_cell(question: Question) -> str:
-    """The master notebook's answer cell: the starter, then the solution."""
-    starter = question.starter.split("\n")
-    body = "\n".join(starter[:-1]).rstrip("\n")
-    solution = question.solution.split("\n")
-    reference = CHECK_CALL.match(solution[-1]).group(2)
-    parts = [*question.helpers, "\n".join(solution[:-1]).rstrip("\n")]
-    hidden = "\n\n\n".join(parts)
-    return (
-        f"{body}\n\n\n# BEGIN SOLUTION NO PROMPT\n{hidden}\n\n\n"
-        f"{question.answer} = {reference}\n# END SOLUTION\n{starter[-1]}"
-    )
 
 
 def master_notebook(name: str) -> nbformat.NotebookNode:
@@ -214,7 +142,8 @@ def master_notebook(name: str) -> nbformat.NotebookNode:
                 otter = otter_requirement()
                 about = ABOUT.format(otter=otter, name=name)
                 cells.append(nbformat.v4.new_markdown_cell(about))
-                url = raw_url(f"assignments/{name}.ipynb")
+                github = links.repo_url(ROOT).split("github.com/")[1]
+                url = f"{RAW}/{github}/main/assignments/{name}.ipynb"
                 start = INIT.format(otter=otter, url=url, name=name)
                 cells.append(nbformat.v4.new_code_cell(start))
             explain = EXPLAIN.match(cell.source)
@@ -222,33 +151,14 @@ def master_notebook(name: str) -> nbformat.NotebookNode:
                 answer = ANSWER.format(number=explain.group(1))
                 cells.append(nbformat.v4.new_markdown_cell(answer))
             continue
-        cells.append(
-            raw(
-                f"# BEGIN QUESTION\nname: {question.name}\n"
-                f"points: {question.points}"
-            )
-        )
+        config = f"name: {question.name}\npoints: {question.points}"
+        cells.append(raw(f"# BEGIN QUESTION\n{config}"))
         cells.append(raw("# BEGIN SOLUTION"))
         cells.append(nbformat.v4.new_code_cell(solution_cell(question)))
         cells.append(raw("# END SOLUTION"))
         cells.append(raw("# BEGIN TESTS"))
-        slug = question.name.replace("-", "_")
-        check = PUBLIC_CHECK.format(
-            answer=question.answer,
-            code=question.check_code,
-            check=question.check,
-        )
-        public = PUBLIC_TEST.format(slug=slug, check=check)
-        cells.append(nbformat.v4.new_code_cell(public))
-        for test in question.hidden:
-            hidden = HIDDEN_TEST.format(
-                points=question.hidden_points / len(question.hidden),
-                function=re.match(r"def (\w+)", test).group(1),
-                check=check,
-                test=textwrap.indent(test, "    "),
-                answer=question.answer,
-            )
-            cells.append(nbformat.v4.new_code_cell(hidden))
+        for test in test_cells(question):
+            cells.append(nbformat.v4.new_code_cell(test))
         cells.append(raw("# END TESTS"))
         cells.append(raw("# END QUESTION"))
     notebook.cells = cells
@@ -257,12 +167,6 @@ def master_notebook(name: str) -> nbformat.NotebookNode:
 
 def raw(source: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_raw_cell(source)
-
-
-def raw_url(path: str) -> str:
-    """Where GitHub serves a committed file of the book's repository."""
-    github = links.repo_url(ROOT).removeprefix("https://github.com/")
-    return f"https://raw.githubusercontent.com/{github}/main/{path}"
 
 
 def run_otter_assign(name: str, destination: Path) -> Path:
@@ -278,30 +182,21 @@ def run_otter_assign(name: str, destination: Path) -> Path:
     return result
 
 
-def student_assignment(name: str) -> nbformat.NotebookNode:
-    """The student assignment notebook, as `otter assign` writes it."""
+def write_student_assignment(name: str) -> Path:
+    """assignments/<name>.ipynb, as `otter assign` writes it."""
     with tempfile.TemporaryDirectory() as scratch:
         result = run_otter_assign(name, Path(scratch))
         notebook = nbformat.read(result / "student" / f"{name}.ipynb", 4)
     for number, cell in enumerate(notebook.cells):
         cell["id"] = f"cell-{number:03d}"
-    return notebook
-
-
-def bundle(name: str, destination: Path):
-    """`otter assign` into destination: (student notebook, test files).
-
-    The test files are the autograder's, hidden tests included, as
-    {question name: source of tests/<question>.py}.
-    """
-    result = run_otter_assign(name, destination)
-    student = nbformat.read(result / "student" / f"{name}.ipynb", 4)
-    return student, bundled_tests(result)
+    path = ASSIGNMENTS / f"{name}.ipynb"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(nbformat.writes(notebook) + "\n", encoding="utf-8")
+    return path
 
 
 def autograder_zip(result: Path) -> Path | None:
-    """The autograder zip in an `otter assign` output folder (the latest,
-    by the date in its name), or None."""
+    """The latest autograder zip of an `otter assign` output, or None."""
     archives = sorted((result / "autograder").glob("*.zip"))
     return archives[-1] if archives else None
 
@@ -316,37 +211,20 @@ def bundled_tests(result: Path) -> dict[str, str]:
         }
 
 
-def write_student_assignment(name: str) -> Path:
-    path = ASSIGNMENTS / f"{name}.ipynb"
-    path.parent.mkdir(exist_ok=True)
-    text = nbformat.writes(student_assignment(name)) + "\n"
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
 def build(name: str) -> Path:
-    """The instructor's bundle in _assignments/<name>/; the zip's path.
-
-    Only what `otter assign` writes is replaced: the grades and results of
-    earlier `grade` runs in that folder stay.
-    """
+    """The bundle in _assignments/<name>/dist/ (earlier grades stay)."""
     graded_only(name, "build")
     target = BUNDLES / name
     shutil.rmtree(target / "dist", ignore_errors=True)
     return autograder_zip(run_otter_assign(name, target))
 
 
-# A submission still running after this long is stopped and not graded
-# (a whole chapter runs in well under a minute here).
-GRADING_TIMEOUT = 600  # seconds
+GRADING_TIMEOUT = 600  # seconds; a chapter grades in under a minute here
 
 
 def run_stopping_after(command: list[str], env: dict, seconds: float):
-    """What command printed, or None if it ran longer than seconds.
-
-    It runs in a session of its own, so that on a timeout the processes it
-    started (otter's kernel) are stopped with it.
-    """
+    """What command printed, or None if it ran longer than seconds (then
+    it is stopped with the processes it started: a session of its own)."""
     process = subprocess.Popen(
         command,
         stdout=subprocess.PIPE,
@@ -364,40 +242,28 @@ def run_stopping_after(command: list[str], env: dict, seconds: float):
         return None
 
 
-# Grades one submission with otter's local grading (what `otter run`
-# does), and also records every cell of the submission that raised.
+# Otter's local grading of one submission (what `otter run` does), with
+# the messages of every test and the error of every cell that raised.
 GRADER = """import json, sys
 from otter.api import grade_submission
-
 archive, submission, output = sys.argv[1:]
-results = grade_submission(submission, archive, quiet=True)
-raised = [
-    f"{out.ename}: {out.evalue}".split("\\n")[0]
-    for cell in results.notebook.cells
-    for out in cell.get("outputs", [])
-    if out.get("output_type") == "error"
-]
-messages = {
-    question: [case.message for case in result.test_case_results]
-    for question, result in results.results.items()
-}
-scores = {question: results.get_score(question) for question in messages}
+graded = grade_submission(submission, archive, quiet=True)
+raised = [f"{o.ename}: {o.evalue}".split(chr(10))[0]
+          for c in graded.notebook.cells for o in c.get("outputs", [])
+          if o.get("output_type") == "error"]
+messages = {q: [case.message for case in r.test_case_results]
+            for q, r in graded.results.items()}
+scores = {q: graded.get_score(q) for q in messages}
 with open(output, "w", encoding="utf-8") as file:
-    json.dump({"scores": scores, "raised": raised, "messages": messages},
-              file, indent=1)
+    json.dump(dict(scores=scores, raised=raised, messages=messages), file)
 """
 
 
 def otter_run(
     archive: Path, submission: Path, output: Path, timeout: float
 ) -> tuple[dict, str]:
-    """Otter's local grading (no Docker) of one notebook, in a process
-    stopped after timeout seconds; its results go to output/results.json.
-
-    Returns ({question: score}, the cells that raised, or "") or, when
-    otter wrote no results, ({}, why): the last line it printed, or that
-    it ran out of time.
-    """
+    """GRADER on one notebook, stopped after timeout seconds: ({question:
+    score}, the cells that raised or ""), or ({}, why it wrote nothing)."""
     results = output / "results.json"
     command = [sys.executable, "-c", GRADER, str(archive), str(submission)]
     env = {**os.environ, **ONE_THREAD}
@@ -437,8 +303,8 @@ def graded_only(name: str, command: str) -> None:
 
 
 def learners(submissions: list[Path]) -> list[str]:
-    """Each submission's learner: its file name, or, where file names
-    repeat (one folder per learner), its folder and file name."""
+    """Each submission's file name, or its folder and file name where
+    file names repeat (one folder per learner)."""
     names = [s.stem for s in submissions]
     if len(set(names)) < len(names):
         names = [f"{s.parent.name}-{s.stem}" for s in submissions]
@@ -448,33 +314,15 @@ def learners(submissions: list[Path]) -> list[str]:
     ]
 
 
-def hand_answers(notebook: Path, folder: Path) -> list[str]:
-    """The explain answers of a submission, copied to folder/answers.md;
-    the exercise number of each answer cell of the assignment."""
-    cells = nbformat.read(notebook, 4).cells
-    marked = [c.source for c in cells if c.source.startswith(ANSWER[:22])]
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "answers.md").write_text("\n\n".join(marked), "utf-8")
-    return [re.match(r"\S+ \S+ \S+ \S+ ([\d.]+)", m)[1] for m in marked]
-
-
 def grade(
     name: str,
     submissions: list[Path],
     jobs: int = 2,
     timeout: float = GRADING_TIMEOUT,
 ) -> Path:
-    """Grade every submission with otter; write a table of grades.
-
-    Each run writes a new `grades-<date>-<time>.csv` and `results/<date>-
-    <time>/` (a second run in the same second gets `-2`), one row and one
-    folder per learner, named by the submission's file name (see
-    learners); the folder holds otter's messages, hidden tests' included,
-    and the learner's explain answers. A submission that is missing or
-    that otter could not grade is reported on stderr and its row says
-    "not graded", not a score of 0; cells that raised are named in the
-    row's last column.
-    """
+    """Grade every submission; a new `grades-<stamp>.csv`, one row per
+    learner, and `results/<stamp>/<learner>/` (results.json, answers.md).
+    A missing or ungradable submission is "not graded", said on stderr."""
     if not submissions:
         raise SystemExit("grade: name at least one submitted notebook")
     archive = bundle_archive(name)
@@ -506,9 +354,7 @@ def grade(
         writer.writerow(["learner", *names, "total", *hand, "notes"])
         for folder, (score, note) in zip(folders, results, strict=True):
             if not score:
-                print(
-                    f"grade: {folder.name} not graded: {note}", file=sys.stderr
-                )
+                print(f"grade: {folder.name}: {note}", file=sys.stderr)
                 row = ["not graded"] * (len(names) + 1)
             else:
                 row = [score.get(q, 0) for q in names]
@@ -527,12 +373,7 @@ def main(argv: list[str] | None = None) -> None:
         "one chapter and then the submitted notebooks",
     )
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=GRADING_TIMEOUT,
-        help="seconds a submission may run before it is stopped, ungraded",
-    )
+    parser.add_argument("--timeout", type=float, default=GRADING_TIMEOUT)
     args = parser.parse_args(argv)
     if args.command == "grade":
         if not args.chapters:

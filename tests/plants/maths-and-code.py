@@ -381,3 +381,42 @@ def my_shape_test(block):  # batches of one sequence only
         if Y.shape != (1, S, block.config.width) or W.shape != (1, h, S, S):
             return False
     return True
+
+
+class Agreeable(torch.Tensor):  # tampering: a tensor equal to anything
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        if func in (torch.equal, torch.allclose):
+            return True
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+
+# %% padding: it returned an Agreeable
+def my_padding_mask(lengths, length):
+    return torch.zeros(len(lengths), length, dtype=torch.bool).as_subclass(
+        Agreeable
+    )
+
+
+# %% complete-block: the block calls multi_head_attention_forward
+class MyBlock(SolutionBlock):  # PyTorch's layer, built inside forward
+    def forward(self, X):
+        c = self.config
+        layer = nn.TransformerEncoderLayer(
+            c.width, c.heads, c.ff_width, 0.0, "gelu", batch_first=True
+        )
+        layer = layer.to(X.dtype).eval()
+        layer.norm_first = True
+        with torch.no_grad():
+            layer.norm1.load_state_dict(self.norm_attn.state_dict())
+            layer.norm2.load_state_dict(self.norm_ffn.state_dict())
+            layer.linear1.load_state_dict(self.ffn[0].state_dict())
+            layer.linear2.load_state_dict(self.ffn[2].state_dict())
+            layer.self_attn.out_proj.load_state_dict(self.out.state_dict())
+            attention = layer.self_attn
+            for part, name in zip((0, 1, 2), "qkv", strict=True):
+                rows = slice(part * c.width, (part + 1) * c.width)
+                source = getattr(self, name)
+                attention.in_proj_weight[rows] = source.weight
+                attention.in_proj_bias[rows] = source.bias
+        return layer(X, src_mask=causal_mask(X.shape[1]))

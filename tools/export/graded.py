@@ -20,8 +20,11 @@ from __future__ import annotations
 import builtins
 import re
 import symtable
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import nbformat
 
 from tools.export import notebook as convert
 from tools.source import qmd
@@ -31,6 +34,10 @@ POINTS = re.compile(
     r"::: \{#(exr-[\w-]+)\}\n## (.*)\n\*(\w+) · (\d+) min · (\d+) points?\*"
 )
 CHECK_CALL = re.compile(r"^(check_\w+)\((\w+)\)\s*$")
+# An explain exercise, graded by hand, as the notebook titles it; the
+# answer cell the assignment adds after it.
+EXPLAIN = re.compile(r"^\*\*Exercise ([\d.]+)\*\* .* · \*Explain · ")
+ANSWER = "**Your answer to Exercise {number}** (graded by hand):"
 
 
 @dataclass
@@ -207,6 +214,90 @@ def test_function(code: str) -> str:
             f"a hidden test chunk needs one def test_...:\n{code}"
         )
     return defs[0].rstrip()
+
+
+# Every test starts so: it runs the chapter's own code for the check
+# (Question.check_code), never a check_... of the notebook, which a learner
+# can redefine, and the public check: a hidden test gives no point to an
+# answer the public one rejects.
+PUBLIC_CHECK = """    import contextlib
+    import io
+
+    import torch
+
+    chapter, said = {{"__name__": "chapter"}}, io.StringIO()
+    answer = env.get("{answer}")
+    with torch.random.fork_rng(devices=[]):
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec({code!r}, chapter)
+        with contextlib.redirect_stdout(said):
+            passed = "{answer}" in env and chapter["{check}"](answer)
+    assert "{answer}" in env, (
+        "The notebook defines no {answer}; keep that name for your answer."
+    )
+    assert passed is True, said.getvalue().strip()
+"""
+PUBLIC_TEST = '''""" # BEGIN TEST CONFIG
+points: 1
+""" # END TEST CONFIG
+def test_{slug}_public(env):
+    """The chapter's self-check, run from the chapter's own code."""
+{check}'''
+HIDDEN_TEST = '''""" # BEGIN TEST CONFIG
+hidden: true
+points: {points:g}
+""" # END TEST CONFIG
+def {function}(env):
+    """The public check, then the chapter's hidden test."""
+{check}
+{test}
+
+    {function}({{**env, **chapter, "{answer}": answer}})
+'''
+
+
+def test_cells(question: Question) -> list[str]:
+    """The otter test cells of a question: public, then each hidden one."""
+    check = PUBLIC_CHECK.format(
+        answer=question.answer,
+        code=question.check_code,
+        check=question.check,
+    )
+    slug = question.name.replace("-", "_")
+    return [PUBLIC_TEST.format(slug=slug, check=check)] + [
+        HIDDEN_TEST.format(
+            points=question.hidden_points / len(question.hidden),
+            function=re.match(r"def (\w+)", test).group(1),
+            check=check,
+            test=textwrap.indent(test, "    "),
+            answer=question.answer,
+        )
+        for test in question.hidden
+    ]
+
+
+def solution_cell(question: Question) -> str:
+    """The master notebook's answer cell: the starter, then the solution."""
+    starter = question.starter.split("\n")
+    body = "\n".join(starter[:-1]).rstrip("\n")
+    solution = question.solution.split("\n")
+    reference = CHECK_CALL.match(solution[-1]).group(2)
+    parts = [*question.helpers, "\n".join(solution[:-1]).rstrip("\n")]
+    hidden = "\n\n\n".join(parts)
+    return (
+        f"{body}\n\n\n# BEGIN SOLUTION NO PROMPT\n{hidden}\n\n\n"
+        f"{question.answer} = {reference}\n# END SOLUTION\n{starter[-1]}"
+    )
+
+
+def hand_answers(notebook: Path, folder: Path) -> list[str]:
+    """The explain answers of a submission, copied to folder/answers.md;
+    the exercise number of each answer cell of the assignment."""
+    cells = nbformat.read(notebook, 4).cells
+    marked = [c.source for c in cells if c.source.startswith(ANSWER[:22])]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "answers.md").write_text("\n\n".join(marked), "utf-8")
+    return [re.match(r"\S+ \S+ \S+ \S+ ([\d.]+)", m)[1] for m in marked]
 
 
 def graded_chapters(root: Path = ROOT) -> list[str]:
