@@ -23,8 +23,8 @@ from tools.export import graded as graded_questions
 GRADED = assignments.graded_chapters()
 
 
-def test_graded_chapters_are_the_three_with_code_exercises():
-    assert GRADED == ["maths-and-code", "mechanics", "systems"]
+def test_graded_chapters_are_the_four_with_code_exercises():
+    assert GRADED == ["maths-and-code", "mechanics", "systems", "training"]
 
 
 def test_no_solution_text_in_student_artefacts():
@@ -263,7 +263,7 @@ def test_grading_says_what_is_missing(tmp_path, monkeypatch):
     monkeypatch.setattr(assignments, "BUNDLES", tmp_path)
     submission = tmp_path / "a.ipynb"
     submission.write_text("{}", encoding="utf-8")
-    with pytest.raises(SystemExit, match="tools/assignments.py build mech"):
+    with pytest.raises(SystemExit, match="tools.assignments build mech"):
         assignments.grade("mechanics", [submission])
     with pytest.raises(SystemExit, match="no chapter 'mechanic'"):
         assignments.grade("mechanic", [submission])

@@ -7,8 +7,9 @@ what the training chapter reports is about the block the book builds.
 
 import ast
 
-import qmd
 from conftest import ROOT
+
+from tools.source import qmd
 
 # The definitions the training chapter copies, by name.
 COPIED = ("BlockConfig", "causal_mask", "PreNormBlock", "PostNormBlock")
