@@ -8,6 +8,10 @@ each graded question's solution and its tests from graded_questions.py)
 into `assignments/<chapter>.ipynb` (written by tools/regenerate.py: public
 tests only) and, with `build`, the instructor's bundle in
 `_assignments/<chapter>/dist/autograder/` (solutions, every test, the zip).
+
+otter-grader builds and grades (`otter assign`, otter's local grading);
+what is written here is the class: one table for many submissions,
+named by file, with a time limit each.
 """
 
 from __future__ import annotations

@@ -20,6 +20,9 @@ vary by a tenth to a half from run to run: compare lines of one report):
   only where it saves at least a fifth of its command.
 
 A benchmark, not a test: it asserts nothing.
+
+hyperfine times whole commands; this also times each notebook and cell
+against the budgets, and the suite beside plain execution, in one run.
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ only when the chapter changed. Each result file records the MD5 hash of
 the source it came from; a chapter edited without a render since would be
 published with its old outputs. tests/test_render.py runs this check, which
 needs no Quarto: `bash tools/render.sh` brings the results up to date.
+
+Quarto has no command that checks `_freeze/` without rendering.
 """
 
 from __future__ import annotations

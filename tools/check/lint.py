@@ -11,6 +11,10 @@
 
 Each check takes the project root and returns its problems
 (tools/check/all.py runs them all).
+
+ruff and codespell check code and spelling; Quarto checks references
+and citations only while it renders (a warning, with exit code 0), so
+they are checked here, with no render.
 """
 
 from __future__ import annotations

@@ -10,6 +10,9 @@
 
 Each check takes the project root and returns its problems
 (tools/check/all.py runs them all).
+
+nbval compares printed outputs; that the notebooks are what the chapters
+convert to, and the prose's numbers, no tool knows.
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@
 `quarto render` exits 0 even when it warns, and a warning is a broken book:
 an unresolved cross-reference, a missing citation. `tools/render.sh` passes
 the render's output through this, and tests/test_render.py uses `warnings`.
+
+`--fail-if-warnings` fails only on Pandoc's warnings, not on an
+unresolved cross-reference, so the log is read here.
 """
 
 from __future__ import annotations

@@ -19,6 +19,9 @@ same picture; regenerating then changes no figure it did not redraw.
 
 `write_index(...)` then removes exports of figures that no longer exist and
 rewrites `figures/README.md`, the index of captions and alt text.
+
+matplotlib draws and saves; what is written here is the kernel hook that
+saves each labelled figure as it is shown, and `settle`.
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@ A graded exercise is an exercise whose kind line gives points,
   and fails with one sentence; they share the remaining points.
 
 tools/assignments.py turns them into otter-grader assignments.
+
+otter-grader (`otter assign`) builds the assignments and bundles; this
+reads the chapters' graded exercises into otter's notebook format.
 """
 
 from __future__ import annotations

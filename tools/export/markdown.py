@@ -24,6 +24,10 @@ also for other notebook builders (assignments): `load_book(root)` -> Book;
 heading becomes the title block), `.caption(options)` after each code
 chunk, `.references()` last; `.instructor_note()` for the instructor
 edition. See `convert.edition_cells`.
+
+Why hand-written: Pandoc writes plain Markdown from Quarto's, but
+cross-references, callouts, exercise blocks and profiles are Quarto's
+own Lua filters, which run only inside a render.
 """
 
 from __future__ import annotations

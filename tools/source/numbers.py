@@ -13,6 +13,10 @@ student website, which the notebooks link to, never shows them.
 page on the website), each chapter's section numbers in order, the site's
 address and the bibliography. tools/export/markdown.py writes the notebooks'
 Markdown with it; tests/test_render.py compares the result with a render.
+
+Why hand-written: Quarto numbers a book only while it renders it (its
+cross-reference index is built inside the render); the notebooks are
+made without Quarto, and the render tests compare the two.
 """
 
 from __future__ import annotations

@@ -20,6 +20,11 @@ edition keeps them. The website-only explorers, in
 `::: {.content-visible when-format="html"}` divs of `{ojs}` cells, are left
 out of both, since a notebook cannot run them; the chapter's prose before
 the div says what the website shows there.
+
+Why hand-written: jupytext reads `.qmd` only through Quarto's own
+`quarto convert`, which the tests must not need, and `quarto convert`
+keeps Quarto's Markdown as written and cannot leave one edition's
+instructor-only divs out.
 """
 
 from __future__ import annotations
