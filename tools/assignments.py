@@ -9,9 +9,8 @@ into `assignments/<chapter>.ipynb` (written by tools/regenerate.py: public
 tests only) and, with `build`, the instructor's bundle in
 `_assignments/<chapter>/dist/autograder/` (solutions, every test, the zip).
 
-otter-grader builds and grades (`otter assign`, otter's local grading);
-what is written here is the class: one table for many submissions,
-named by file, with a time limit each.
+otter-grader builds and grades (`otter assign`, its local grading); added
+here: a class in one table, each named by file, with a time limit.
 """
 
 from __future__ import annotations
