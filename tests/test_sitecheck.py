@@ -97,8 +97,8 @@ PLANTED = {
         'right: 0; height: 200px; background: #fff"></div><section '
         'id="sec-far" class="level2" style="margin-top: 3000px"><p>Far.</p>'
         '<p style="height: 3000px">Below.</p></section></body>',
-        "chapters/two.html: on a phone a link to #sec-far from another page lands "
-        "it under the fixed header (200 px of it hidden)",
+        "chapters/two.html: on a phone a link to #sec-far from another page "
+        "lands it under the fixed header (200 px of it hidden)",
     ),
     "other-host": (
         "chapters/two.html",
@@ -124,7 +124,8 @@ PLANTED = {
         "index.html",
         '<li><a href="chapters/two.html">',
         '<li style="white-space: nowrap">A chapter title far too long to fit '
-        'on the screen of any phone at all</li><li><a href="chapters/two.html">',
+        "on the screen of any phone at all</li>"
+        '<li><a href="chapters/two.html">',
         "index.html: on a phone the menu Chapters runs",
     ),
     "figure-glaring-in-the-dark": (
