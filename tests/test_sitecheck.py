@@ -7,6 +7,7 @@ where Quarto is on PATH or with BOOK_SITECHECK=1 (BOOK_SITECHECK=0 leaves
 it out: conftest.require_site_check). About three minutes.
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -96,8 +97,8 @@ PLANTED = {
         'right: 0; height: 200px; background: #fff"></div><section '
         'id="sec-far" class="level2" style="margin-top: 3000px"><p>Far.</p>'
         '<p style="height: 3000px">Below.</p></section></body>',
-        "chapters/two.html: on a phone a link to #sec-far from another page lands "
-        "it under the fixed header (200 px of it hidden)",
+        "chapters/two.html: on a phone a link to #sec-far from another page "
+        "lands it under the fixed header (200 px of it hidden)",
     ),
     "other-host": (
         "chapters/two.html",
@@ -123,7 +124,8 @@ PLANTED = {
         "index.html",
         '<li><a href="chapters/two.html">',
         '<li style="white-space: nowrap">A chapter title far too long to fit '
-        'on the screen of any phone at all</li><li><a href="chapters/two.html">',
+        "on the screen of any phone at all</li>"
+        '<li><a href="chapters/two.html">',
         "index.html: on a phone the menu Chapters runs",
     ),
     "figure-glaring-in-the-dark": (
@@ -224,11 +226,50 @@ def test_a_hung_page_fails_fast_named_and_tried_twice(tmp_path):
     assert time.monotonic() - start < 150, output(result)
 
 
-def test_lighthouse_below_its_floor_blocks(tmp_path):
+def test_lighthouse_accessibility_below_one_blocks(tmp_path):
     site = tmp_path / "site"
     shutil.copytree(FIXTURE, site)
     plant(site, "chapters/one.html", '<html lang="en">', "<html>")
-    result = check(site)
+    result = check(site, LHCI_COLLECT__NUMBER_OF_RUNS="1")
     assert result.returncode == 1, output(result)
-    assert "categories:accessibility failure" in result.stdout, output(result)
+    assert "accessibility failure" in result.stderr, output(result)
     assert "lighthouse: FAILED" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("scores", "code", "said"),
+    [
+        ((0.6, 0.65, 0.9), 1, "performance failure"),  # below the floor
+        ((0.8, 0.9, 0.99), 0, "performance warning"),  # below the goal
+        ((0.5, 0.95, 0.96), 0, "All results processed"),  # its median
+    ],
+)
+def test_lighthouse_floor_blocks_and_goal_warns(tmp_path, scores, code, said):
+    require_site_check()
+    (tmp_path / ".lighthouseci").mkdir()
+    url = "http://localhost/p.html"
+    for run, score in enumerate(scores):
+        categories = {"performance": score, "accessibility": 1}
+        lhr = {
+            "requestedUrl": url,
+            "finalUrl": url,
+            "finalDisplayedUrl": url,
+            "audits": {},
+            "categories": {
+                name: {"id": name, "score": value, "auditRefs": []}
+                for name, value in categories.items()
+            },
+        }
+        path = tmp_path / ".lighthouseci" / f"lhr-{run}.json"
+        path.write_text(json.dumps(lhr), encoding="utf-8")
+    result = subprocess.run(
+        [SITECHECK / "node_modules" / ".bin" / "lhci", "assert"]
+        + [f"--config={SITECHECK / 'lighthouserc.json'}"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert result.returncode == code, output(result)
+    assert said in output(result)
+    if code == 0 and said != "performance warning":
+        assert "warning" not in output(result)

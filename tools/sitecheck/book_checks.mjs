@@ -43,8 +43,6 @@ const axeSource = readFileSync(
 const PHONE = { width: 412, height: 915, isMobile: true, hasTouch: true };
 const DESKTOP = { width: 1366, height: 900 };
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const short = (text, n = 40) =>
-  JSON.stringify(text.trim().replace(/\s+/g, " ").slice(0, n));
 
 // Scroll through the page, a screen at a time, and back to its top.
 async function scrollThrough() {
@@ -111,7 +109,8 @@ function misalignedRows() {
     JSON.stringify(e.textContent.trim().replace(/\s+/g, " ").slice(0, n));
   for (const table of document.querySelectorAll("table")) {
     const head = table.tHead?.rows[0];
-    const spans = [...table.querySelectorAll("td, th")].some((c) => c.rowSpan > 1);
+    const spans = [...table.querySelectorAll("td, th")]
+      .some((c) => c.rowSpan > 1);
     const name = `the table ${text(table.caption ?? table, 50)} has a row`;
     for (const row of table.rows) {
       const stray = [...row.children].find((c) => !/^T[DH]$/.test(c.tagName));
@@ -253,7 +252,8 @@ function standInProblems(blocks, view) {
     ...list.slice(0, 3).map((b) => `${where} ${JSON.stringify(b.text)} is ` +
       `laid out only near the screen and stands in at ${Math.round(b.guess)}` +
       ` px for its ${Math.round(b.height)} px`),
-    ...(list.length > 3 ? [`${where} ${list.length - 3} more such blocks`] : []),
+    ...(list.length > 3 ? [`${where} ${list.length - 3} more such blocks`]
+      : []),
   ]);
 }
 
@@ -270,7 +270,8 @@ function coveredBy(id) {
     .map((h) => h.getBoundingClientRect().bottom);
   const section = document.getElementById(id);
   const heading = section.querySelector(":scope > :is(h1, h2, h3, h4, h5)");
-  return Math.max(0, ...header) - (heading || section).getBoundingClientRect().top;
+  const top = (heading || section).getBoundingClientRect().top;
+  return Math.max(0, ...header) - top;
 }
 
 async function checkPage(tab, url) {
@@ -285,7 +286,7 @@ async function checkPage(tab, url) {
       request.abort("blockedbyclient");
     } else request.continue();
   });
-  tab.on("pageerror", (error) => errors.add(`JavaScript error: ${error.message}`));
+  tab.on("pageerror", (e) => errors.add(`JavaScript error: ${e.message}`));
   tab.on("console", (message) => {
     const where = message.location()?.url;
     if (message.type() === "error") {
@@ -342,24 +343,30 @@ async function checkPage(tab, url) {
   return [...problems, ...errors];
 }
 
-const browser = await puppeteer.launch({
+const launch = () => puppeteer.launch({
   executablePath: process.env.CHROME_PATH || "/usr/bin/chromium",
   timeout: 120000, // a cold start reads 300 MB of Chromium from disk
   protocolTimeout: TIMEOUT,
   args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update"],
 });
+const close = (thing) => Promise.race([thing?.close(), sleep(5000)])
+  .catch(() => {});
+// Each page in a tab of its own; a page the browser failed on (an error, or
+// no answer) is tried once more, in a new browser.
+let browser = await launch();
 let failed = false;
 for (const page of pages) {
   for (let attempt = 1; attempt <= 2; attempt++) {
-    const tab = await browser.newPage();
-    let timer;
+    let tab, timer;
     const hung = new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer in ${4 * TIMEOUT / 1000} s`)),
-        4 * TIMEOUT);
+      timer = setTimeout(() => reject(new Error(
+        `no answer in ${(4 * TIMEOUT) / 1000} s`)), 4 * TIMEOUT);
     });
     try {
-      const problems = await Promise.race([checkPage(tab, base + page), hung]);
+      const problems = await Promise.race([
+        (async () => checkPage((tab = await browser.newPage()), base + page))(),
+        hung]);
       for (const text of problems) console.log(`${page}: ${text}`);
       failed ||= problems.length > 0;
       break;
@@ -368,12 +375,16 @@ for (const page of pages) {
       if (attempt === 2) {
         console.log(`${page}: the browser failed twice on it: ${message}`);
         failed = true;
-      } else console.log(`(${page}: the browser failed: ${message}; trying once more)`);
+      } else {
+        console.log(`(${page}: the browser failed: ${message}; once more)`);
+        await close(browser);
+        browser = await launch();
+      }
     } finally {
       clearTimeout(timer);
-      await Promise.race([tab.close(), sleep(5000)]).catch(() => {});
+      await close(tab);
     }
   }
 }
-await browser.close();
+await close(browser);
 process.exit(failed ? 1 : 0);

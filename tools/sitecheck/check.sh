@@ -12,9 +12,9 @@
 #               404.html: lighthouserc.json asserts the median; below the
 #               performance floor blocks, below the 0.95 goal only warns
 #
-# A page whose browser call hangs fails after SITECHECK_TIMEOUT seconds
-# (60; Lighthouse: 10 times that) with the page named, and is tried once
-# more. Chromium: CHROME_PATH, else chromium or google-chrome on PATH.
+# A browser call that hangs fails after SITECHECK_TIMEOUT seconds (60;
+# Lighthouse: 5 times that a page) with the page named, and the page is
+# tried once more. Chromium: CHROME_PATH, else chromium or google-chrome.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$here/node_modules/.bin
@@ -27,23 +27,29 @@ for argument in "$@"; do
         *) site=$argument ;;
     esac
 done
-[ -f "$site/index.html" ] || { echo "sitecheck: no $site/index.html: render the book first" >&2; exit 2; }
-[ -x "$bin/lhci" ] || { echo "sitecheck: run \`bash tools/sitecheck/install.sh\` first" >&2; exit 2; }
-CHROME_PATH=${CHROME_PATH:-$(command -v chromium chromium-browser google-chrome google-chrome-stable | head -n 1)}
-[ -x "$CHROME_PATH" ] || { echo "sitecheck: no Chromium: install it or set CHROME_PATH" >&2; exit 2; }
+fail() { echo "sitecheck: $*" >&2; exit 2; }
+[ -f "$site/index.html" ] || fail "no $site/index.html: render the book first"
+[ -x "$bin/lhci" ] || fail "run \`bash tools/sitecheck/install.sh\` first"
+CHROME_PATH=${CHROME_PATH:-$(command -v chromium chromium-browser google-chrome \
+    google-chrome-stable | head -n 1)}
+[ -x "$CHROME_PATH" ] || fail "no Chromium: install it or set CHROME_PATH"
 export CHROME_PATH
 timeout=${SITECHECK_TIMEOUT:-60}
 site=$(cd "$site" && pwd)
-mapfile -t pages < <(cd "$site" && find . -name '*.html' -not -path './site_libs/*' | cut -c3- | sort)
+mapfile -t pages < <(cd "$site" && find . -name '*.html' -not -path './site_libs/*' \
+    | cut -c3- | sort)
 # The folder GitHub Pages serves the site from, as Quarto writes it into
 # 404.html, whose links start with it ("/transformer-block/"; else "/").
-prefix=$(grep -o 'name="quarto:offset" content="/[^"]*' "$site/404.html" 2>/dev/null | cut -d '"' -f 4)
+prefix=$(grep -o 'name="quarto:offset" content="/[^"]*' "$site/404.html" 2>/dev/null \
+    | cut -d '"' -f 4)
 prefix=${prefix:-/}
 work=$(mktemp -d)
-trap 'kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
+server=
+trap '[ -n "$server" ] && kill "$server"; rm -rf "$work"' EXIT
 status=0
 declare -A result
 
+declare -A took
 echo "== links and anchors (linkinator)"
 rewrite=()
 [ "$prefix" != / ] && rewrite=(--url-rewrite-search "$prefix" --url-rewrite-replace /)
@@ -54,32 +60,36 @@ if "$bin/linkinator" "${pages[@]}" --server-root "$site" --recurse --check-fragm
 else
     result[links]=FAILED status=1
 fi
+took[links]=$SECONDS
 
 echo "== the book's checks in Chromium (axe, errors, other hosts, layout)"
 # Served as GitHub Pages serves it, under its folder.
 root=$site
 [ "$prefix" != / ] && root=$work/root && mkdir -p "$root" && ln -s "$site" "$root${prefix%/}"
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
 python3 -m http.server "$port" --bind 127.0.0.1 -d "$root" >/dev/null 2>&1 &
 server=$!
 for _ in $(seq 50); do (: </dev/tcp/127.0.0.1/"$port") 2>/dev/null && break; sleep 0.1; done
-if SITECHECK_TIMEOUT=$timeout node "$here/book_checks.mjs" "http://127.0.0.1:$port$prefix" "${pages[@]}"; then
+if SITECHECK_TIMEOUT=$timeout node "$here/book_checks.mjs" "http://127.0.0.1:$port$prefix" \
+    "${pages[@]}"; then
     result[browser]=passed
 else
     result[browser]=FAILED status=1
 fi
+took[browser]=$((SECONDS - took[links]))
 
 if [ $lighthouse = 1 ]; then
-    echo "== Lighthouse CI (mobile, median of 3 runs)"
+    echo "== Lighthouse CI (mobile; the median of each page's runs counts)"
     result[lighthouse]=passed
     cd "$work" || exit 2
     for page in "${pages[@]}"; do
         [ "$page" = 404.html ] && continue
         for attempt in 1 2; do
-            timeout $((timeout * 10)) "$bin/lhci" collect --config="$here/lighthouserc.json" \
-                --additive --staticDistDir="$site" --url="/$page" >"$work/collect.log" 2>&1 && break
-            echo "$page: Lighthouse failed or hung ($(tail -n 1 "$work/collect.log"))" \
-                "$([ $attempt = 1 ] && echo '; trying once more')"
+            timeout $((timeout * 5)) "$bin/lhci" collect --config="$here/lighthouserc.json" \
+                --additive --staticDistDir="$site" --url="/$page" >collect.log 2>&1 && break
+            echo "$page: Lighthouse failed or hung ($(tail -n 1 collect.log))" \
+                "$([ $attempt = 1 ] && echo '; once more')"
             [ $attempt = 2 ] && { result[lighthouse]=FAILED; status=1; }
         done
     done
@@ -100,11 +110,12 @@ for page, runs in sorted(scores.items()):
           f"  {statistics.median(access):.2f}")
 EOF
     "$bin/lhci" assert --config="$here/lighthouserc.json" || { result[lighthouse]=FAILED; status=1; }
+    took[lighthouse]=$((SECONDS - took[links] - took[browser]))
 fi
 
 echo
 for check in links browser lighthouse; do
-    echo "$check: ${result[$check]:-skipped}"
+    echo "$check: ${result[$check]:-skipped}${took[$check]:+ (${took[$check]} s)}"
 done
 [ $status = 0 ] && echo "site check passed: ${#pages[@]} pages" || echo "site check FAILED"
 exit $status
