@@ -280,6 +280,7 @@ DEMONSTRATIONS = {
     "systems": ("timing",),
     # Training runs, what they print and draw, and the figures.
     "training": (
+        "first-start",
         "first-run",
         "first-run-end",
         "predictions",
