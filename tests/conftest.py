@@ -288,9 +288,12 @@ DEMONSTRATIONS = {
         "fig-copy-attention",
         *(f"grid-{number:02d}" for number in range(24)),
         "outcome-table",
+        "last-steps",
         "fig-training-curves",
         "inside",
         "inside-gradients",
+        "inside-scales",
+        "inside-seeds",
         "fig-inside",
     ),
 }
