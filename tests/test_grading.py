@@ -33,13 +33,13 @@ import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
-import graded_questions
 import nbformat
 import pytest
 from conftest import DEMONSTRATIONS, ROOT
 from nbval import plugin
 
 from tools import assignments
+from tools.export import graded as graded_questions
 
 GRADED = assignments.graded_chapters()
 PLANTS = Path(__file__).resolve().parent / "plants"
