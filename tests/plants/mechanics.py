@@ -75,6 +75,6 @@ def my_gelu_ffn(sequence, W1, W2):  # torch functions' recorder turned off
     return hidden @ W2.T
 
 
-# %% gelu-ffn: is 0 everywhere
+# %% gelu-ffn: is 0 in every entry
 def my_gelu_ffn(sequence, W1, W2):
     return torch.zeros(3, 3)
