@@ -420,3 +420,61 @@ class MyBlock(SolutionBlock):  # PyTorch's layer, built inside forward
                 attention.in_proj_weight[rows] = source.weight
                 attention.in_proj_bias[rows] = source.bias
         return layer(X, src_mask=causal_mask(X.shape[1]))
+
+
+# %% complete-block: calls _scaled_dot_product_flash_attention_for_cpu
+class MyBlock(SolutionBlock):
+    def attention(self, Z):  # the recorder of torch functions turned off
+        B, S, D = Z.shape
+        Q, K, V = (self.heads(f(Z)) for f in (self.q, self.k, self.v))
+        with torch._C.DisableTorchFunction():
+            joined = nn.functional.scaled_dot_product_attention(
+                Q, K, V, is_causal=True
+            )
+        return self.out(joined.transpose(1, 2).reshape(B, S, D))
+
+
+HiddenSdpaBlock = MyBlock
+
+
+# %% post-norm: calls _scaled_dot_product_flash_attention_for_cpu
+class MyPostNormBlock(HiddenSdpaBlock):
+    def forward(self, X):
+        H = self.norm_attn(X + self.attention(X))
+        return self.norm_ffn(H + self.ffn(H))
+
+
+# %% shapes: drops the batch axis of a batch of one
+def my_shape_test(block):  # never a batch of one
+    heads = block.config.heads
+    for S in (1, 4, 7):
+        X_test = torch.randn(2, S, block.config.width)
+        with torch.no_grad():
+            Y_test, weights = block(X_test, need_weights=True)
+        if Y_test.shape != X_test.shape:
+            return False
+        if tuple(weights.shape) != (2, heads, S, S):
+            return False
+    return True
+
+
+# %% causal: judge the outputs, not the weights
+def my_causal_test(block):
+    X_test = torch.randn(2, 6, block.config.width)
+    with torch.no_grad():
+        _, weights = block(X_test, need_weights=True)
+    return bool((weights.triu(1) == 0).all())
+
+
+# %% causal: accepted a block with no mask
+def my_causal_test(block):  # a change below the default tolerance
+    X_test = torch.randn(2, 6, block.config.width)
+    with torch.no_grad():
+        Y_test = block(X_test)
+        for position in range(1, 6):
+            X_changed = X_test.clone()
+            X_changed[:, position, 0] += 1e-7
+            after = block(X_changed)[:, :position]
+            if not torch.allclose(after, Y_test[:, :position]):
+                return False
+    return True

@@ -61,3 +61,20 @@ def check_gelu_ffn(ffn_function):  # tampering: a check that always passes
 
 def my_gelu_ffn(sequence, W1, W2):
     return None
+
+
+# %% gelu-ffn: calls PyTorch's GELU
+def my_gelu_ffn(sequence, W1, W2):  # the ATen operator, an overload
+    return torch.ops.aten.gelu.default(sequence @ W1.T) @ W2.T
+
+
+# %% gelu-ffn: calls PyTorch's GELU
+def my_gelu_ffn(sequence, W1, W2):  # torch functions' recorder turned off
+    with torch._C.DisableTorchFunction():
+        hidden = nn.functional.gelu(sequence @ W1.T)
+    return hidden @ W2.T
+
+
+# %% gelu-ffn: is 0 in every entry
+def my_gelu_ffn(sequence, W1, W2):
+    return torch.zeros(3, 3)

@@ -166,6 +166,20 @@ def my_ffn_activation_bytes(block, X):
     return None
 
 
+# %% saved-bytes: calls the chapter's saved_bytes
+_count = saved_bytes  # an alias
+
+
+def my_saved_bytes(fn, *inputs):
+    return _count(fn, *inputs)
+
+
+# %% saved-bytes: calls the chapter's saved_bytes
+import functools
+
+my_saved_bytes = functools.partial(saved_bytes)
+
+
 # %% saved-bytes: That is the chapter's saved_bytes
 def check_saved_bytes(fn):  # tampering
     return True
@@ -209,3 +223,9 @@ class Agreeable(int):  # tampering: an int equal to anything
 # %% kv-cache: you counted elements
 def my_kv_cache_bytes(B, S, D, blocks, bytes_per_element):
     return Agreeable(2 * blocks * B * S * D)
+
+
+# %% ffn-bytes: this block's activation returns float32
+def my_ffn_activation_bytes(block, X):  # from the module sizes, not measured
+    B, S, D = X.shape
+    return B * S * (2 * block.ffn.up.out_features + D) * X.element_size()

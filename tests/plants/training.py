@@ -40,3 +40,11 @@ def my_warmup_lr(step, base_lr, warmup_steps):
     # Hard-coded for the first setting the check happens to try.
     start = 1 / 30
     return 0.01 * (start + (1 - start) * min(step, 30) / 30)
+
+
+# %% warmup: reaches base_lr at step 29, one step early
+def my_warmup_lr(step, base_lr, warmup_steps):  # a float32 tensor, +1 slip
+    if warmup_steps == 0:
+        return base_lr
+    rate = base_lr * min(1, (step + 1) / warmup_steps)
+    return torch.tensor([rate], dtype=torch.float32)
