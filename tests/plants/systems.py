@@ -4,7 +4,7 @@
 # submit for that question. The grading run appends it, after every cell of
 # the instructor notebook, and grades it with `grader.check`: it must score
 # 0 and its public test must fail with a sentence containing <words>.
-# ruff: noqa: F811, F821
+# ruff: noqa: E402, F811, F821
 
 # %% saved-bytes: the rows' own sizes
 def my_saved_bytes(fn, *inputs):
