@@ -34,7 +34,6 @@ from tools.check import frozen as freeze
 from tools.check import notebooks as nbcheck
 from tools.check import render_log
 from tools.export.figures import same_picture
-from tools.site import highlight
 from tools.source import book as bookfiles
 from tools.source import links, qmd
 from tools.source import numbers as booknumbers
@@ -352,8 +351,6 @@ def test_site_loads_only_what_a_page_needs(rendered):
 def assert_finished(text, name):
     """A page the post-render step finished (tools/site/postrender.py)."""
     assert not re.search(r'<span id="cb\d+-\d+">', text), name
-    # Code coloured after Pandoc (tools/site/highlight.py), every block.
-    assert not highlight.PLAIN_BLOCK.search(text), name
     if "sourceCode python" in text:
         assert '<span class="kw">' in text, name
     # Every code block has the size it takes while it is skipped.
@@ -402,7 +399,7 @@ def test_a_page_rendered_alone_is_finished(rendered, tmp_path):
     page = alone / "_book" / "chapters" / "mechanics.html"
     page.unlink()
     arguments = ["chapters/mechanics.qmd", "--to", "html"]
-    command = [QUARTO, "render", *arguments, *render_book.PLAIN_CODE]
+    command = [QUARTO, "render", *arguments]
     code, log = render_book.run(command, alone, echo=False)
     assert code == 0, log[-4000:]
     assert "Cell 1/" in log  # executed, not read from a cache

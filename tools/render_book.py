@@ -8,9 +8,6 @@
 - `quarto render` exits 0 when it warns (an unresolved cross-reference, a
   missing citation); here any warning makes the exit code 1
   (tools/check/render_log.py says which lines are warnings).
-- The website is rendered with `--syntax-highlighting=none`, and its code
-  coloured after the render (tools/site/highlight.py says why; the flag
-  given to Quarto, not set in _quarto.yml, keeps the themes' colours).
 - The whole book's two formats render side by side, one core each: the
   PDF in a copy of the sources, since the formats cannot share a folder
   (each stages figures in `chapters/<chapter>_files/` and removes it;
@@ -49,17 +46,6 @@ NOT_COPIED = {
     "_assignments",
     "tests",
 }
-PLAIN_CODE = ["--syntax-highlighting=none"]
-
-
-def website_only(arguments: list[str]) -> bool:
-    """Whether Quarto's arguments ask for the website's format alone."""
-    for index, argument in enumerate(arguments):
-        if argument in ("--to", "-t") and index + 1 < len(arguments):
-            return arguments[index + 1] == "html"
-        if argument.startswith("--to="):
-            return argument == "--to=html"
-    return False
 
 
 def output_dir(root: Path, profiles: list[str]) -> str:
@@ -158,7 +144,7 @@ def render_side_by_side(
             target=lambda: results.update(PDF=run(pdf, copy, False))
         )
         worker.start()
-        website = [quarto, "render", "--to", "html", *PLAIN_CODE, *profile]
+        website = [quarto, "render", "--to", "html", *profile]
         results["website"] = run(website, root, echo)
         worker.join()
         log = results["website"][1] + results["PDF"][1]
@@ -178,9 +164,8 @@ def main(argv: list[str]) -> int:
     arguments, rest = parser.parse_known_args(argv)
     profiles = [p for p in arguments.profile.split(",") if p]
     if rest:
-        plain = PLAIN_CODE if website_only(rest) else []
         profile = ["--profile", ",".join(profiles)] if profiles else []
-        command = [arguments.quarto, "render", *rest, *plain, *profile]
+        command = [arguments.quarto, "render", *rest, *profile]
         code, log = run(command, ROOT, True)
     else:
         code, log = render(arguments.quarto, profiles)

@@ -39,7 +39,6 @@ Its siblings do the rest, each described in its docstring:
 - lazy.py: search, hover previews and Bootstrap's script load when first
   wanted, and the fixed header's height is set before the first paint
   (no layout shift).
-- highlight.py: code is coloured here (with Pygments), not by Pandoc.
 - dom.py: AnchorJS's heading links and one wrapper per code block (not
   one per line) are written here, so the page is laid out fewer times;
   each code block carries its line counts and each paragraph its
@@ -65,7 +64,6 @@ from pathlib import Path
 
 from tools.site import (
     dom,
-    highlight,
     icons,
     lazy,
     maths,
@@ -315,7 +313,7 @@ def named_floating_toggle(page: str) -> str:
 
 
 def finish(page: str, anchor_font: str | None = None) -> str:
-    page = named_floating_toggle(highlight.highlighted_code(page))
+    page = named_floating_toggle(page)
     page = CODE_LINE_ANCHOR.sub("", PAGINATION_LABEL.sub(r"\1", page))
     page = dom.single_code_wrappers(focusable_tables(page))
     page = focusable_code(page)
