@@ -82,8 +82,8 @@ def execute(
         record_timing=False,
         resources={"metadata": {"path": str(NOTEBOOKS)}},
     )
-    drawn = Path(tempfile.mkdtemp(prefix="book-figures-"))
-    if export:
+    drawn = Path(tempfile.mkdtemp(prefix="book-figures-")) if export else None
+    if drawn:
         figure_export.install(client, drawn)
     started = time.perf_counter()
     try:
@@ -93,7 +93,8 @@ def execute(
             f"{source}: a cell failed while executing:\n{error}"
         ) from None
     finally:
-        figure_export.settle(drawn, FIGURES)
+        if drawn:
+            figure_export.settle(drawn, FIGURES)
     return time.perf_counter() - started
 
 

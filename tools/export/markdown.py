@@ -37,16 +37,14 @@ from pathlib import Path
 
 from tools.source.book import pinned
 from tools.source.numbers import (
-    DIV_CLOSE,
-    DIV_OPEN,
     HEADING,
     KINDS,
     LABEL,
     Book,
-    code_fence,
     find_root,
     load_book,
 )
+from tools.source.qmd import DIV_CLOSE, DIV_OPEN, code_fence
 
 # `@Fig-x` is Quarto's capitalised form of `@fig-x`; both read "Figure".
 XREF = re.compile(rf"(?<![\w@])(-?)@((?i:{KINDS})-[\w-]*\w)")

@@ -39,7 +39,6 @@ KINDS = "|".join(PREFIX)
 LABEL = re.compile(rf"#((?:{KINDS})-[\w-]*\w)")
 ATTR_LABEL = re.compile(rf"\{{[^}}]*#((?:{KINDS})-[\w-]*\w)[^}}]*\}}")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(\{[^{}]*\})?\s*$")
-DIV_OPEN, DIV_CLOSE, code_fence = qmd.DIV_OPEN, qmd.DIV_CLOSE, qmd.code_fence
 
 
 @dataclass
@@ -154,15 +153,15 @@ def _scan(book: Book, relative: str, parsed, appendix: bool, numbers) -> None:
             continue
         fence = None
         for line in part[1].split("\n"):
-            fence, in_code = code_fence(line, fence)
+            fence, in_code = qmd.code_fence(line, fence)
             if in_code:
                 continue
-            if DIV_CLOSE.match(line):
+            if qmd.DIV_CLOSE.match(line):
                 depth -= 1
                 continue
             labels = ATTR_LABEL.findall(line)
             heading = HEADING.match(line)
-            if DIV_OPEN.match(line):
+            if qmd.DIV_OPEN.match(line):
                 depth += 1
                 labels = LABEL.findall(line)
             elif heading and depth == 0:
