@@ -63,7 +63,7 @@ SPELLING_PATHS = [
     "index.qmd",
     "README.md",
     "CONTRIBUTING.md",
-    "tools/STYLE.md",
+    "STYLE.md",
 ]
 WORDS = ROOT / "tools" / "codespell-words.txt"
 
