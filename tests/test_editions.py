@@ -9,7 +9,6 @@ import pytest
 from conftest import copy_book
 
 from tools.check import lint as qmdcheck
-from tools.check import notebooks as nbcheck
 from tools.check import outputs as outputcheck
 from tools.export import notebook as convert
 from tools.source import book as bookfiles
@@ -75,29 +74,6 @@ def test_exercise_without_solution_is_reported(book):
     append(book, EXERCISE)
     problems = qmdcheck.check_every_exercise_has_a_solution(book)
     assert [p for p in problems if "exr-planted" in p]
-
-
-def test_student_notebook_with_solutions_is_reported(book):
-    append(book, EXERCISE + SOLUTION)
-    parsed = qmd.parse(book / CHAPTER)
-    student = book / "notebooks" / "intuition.ipynb"
-    instructor = convert.to_notebook(parsed, "instructor")
-    nbformat.write(instructor, book / "notebooks" / "instructor" / NOTEBOOK)
-    # A regenerate command that ignored editions would write this.
-    nbformat.write(instructor, student)
-    problems = nbcheck.check_no_answers_for_students(book)
-    assert [p for p in problems if "notebooks/intuition.ipynb" in p]
-    assert [p for p in problems if "a distinctive planted solution" in p]
-
-
-def test_student_notebook_without_solutions_passes(book):
-    append(book, EXERCISE + SOLUTION)
-    parsed = qmd.parse(book / CHAPTER)
-    student = book / "notebooks" / "intuition.ipynb"
-    instructor = convert.to_notebook(parsed, "instructor")
-    nbformat.write(instructor, book / "notebooks" / "instructor" / NOTEBOOK)
-    nbformat.write(convert.to_notebook(parsed, "student"), student)
-    assert not nbcheck.check_no_answers_for_students(book)
 
 
 def test_student_output_differing_from_instructor_is_reported(book):

@@ -31,8 +31,8 @@ from conftest import (
 
 from tools import render_book
 from tools.check import frozen as freeze
-from tools.check import notebooks as nbcheck
 from tools.check import render_log
+from tools.check import students as nbcheck
 from tools.export.figures import same_picture
 from tools.source import book as bookfiles
 from tools.source import links, qmd
@@ -431,27 +431,12 @@ def test_rendered_site_passes_the_site_check(rendered):
 
 @needs_quarto
 def test_student_site_contains_no_solution(rendered):
-    """The rendered student pages and search index carry no solution text."""
+    """The rendered student pages and search index carry no answer (the
+    one check of every student artefact, tools/check/students.py)."""
     copy, log, code = rendered
     assert code == 0, log[-4000:]
-    pages = "\n".join(
-        path.read_text(encoding="utf-8", errors="replace")
-        for pattern in ("*.html", "*.json")
-        for path in (copy / "_book").rglob(pattern)
-    )
-    # Text as a reader sees it: tags (syntax highlighting splits code into
-    # spans) removed, entities decoded, white space folded.
-    site = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", pages)).split())
-    words = re.compile(r"[A-Za-z]+(?:[ ,]+[A-Za-z]+){6,}")
-    for name in bookfiles.notebook_chapters(copy):
-        parsed = qmd.parse(copy / "chapters" / f"{name}.qmd")
-        for text in parsed.solutions():
-            for phrase in words.findall(text):
-                phrase = " ".join(phrase.split())
-                assert phrase not in site, (
-                    f"_book: solution text from chapters/{name}.qmd "
-                    f"reached the student site: {phrase!r}"
-                )
+    problems = nbcheck.check_no_answers_for_students(copy)
+    assert not problems, "\n".join(problems)
 
 
 # Without Quarto: the warning lines Quarto and pandoc print (see

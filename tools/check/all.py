@@ -2,7 +2,7 @@
 
 The checks live with what they read: tools/check/lint.py checks the `.qmd`
 sources, tools/check/outputs.py the notebooks and figures tools/regenerate.py
-writes from them, and tools/check/notebooks.py what a learner receives.
+writes from them, and tools/check/students.py what a learner receives.
 Each check takes the project root and returns a list of problems, each a
 sentence that names the file (and line where there is one). An empty list
 means the check passed. The tests in `tests/` call these functions on the
@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 
 from tools.check import lint as qmdcheck
-from tools.check import notebooks as nbcheck
+from tools.check import students
 from tools.check import outputs as outputcheck
 from tools.source.book import ROOT
 
@@ -42,8 +42,8 @@ CHECKS = [
 
 def all_checks() -> list:
     """CHECKS, and the checks of what learners receive
-    (tools/check/notebooks.py)."""
-    return CHECKS + nbcheck.CHECKS
+    (tools/check/students.py)."""
+    return CHECKS + students.CHECKS
 
 
 def main() -> int:
