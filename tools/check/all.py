@@ -16,8 +16,8 @@ from __future__ import annotations
 import sys
 
 from tools.check import lint as qmdcheck
-from tools.check import students
 from tools.check import outputs as outputcheck
+from tools.check import students
 from tools.source.book import ROOT
 
 CHECKS = [
