@@ -12,8 +12,11 @@ from conftest import ROOT, copy_book
 
 from tools.check import lint as qmdcheck
 from tools.check import outputs as outputcheck
+from tools.export import notebook as convert
+from tools.source import qmd
 
 CHAPTER = "chapters/intuition.qmd"
+NOTEBOOK = "intuition.ipynb"
 
 
 @pytest.fixture
@@ -111,17 +114,17 @@ def test_unclosed_div_names_file_and_line(book):
     assert named(problems, CHAPTER) and named(problems, "never closed")
 
 
-def test_unformatted_code_is_reported(book):
-    append(book, CHAPTER, "\n```{python}\nvalues=[1,2 ,3]\n```\n")
+@pytest.mark.parametrize(
+    "code, found",
+    [("values=[1,2 ,3]", "ruff format"), ("import os", "ruff F401")],
+)
+def test_ruff_findings_name_the_chapter_line(book, code, found):
+    lines = (book / CHAPTER).read_text(encoding="utf-8").count("\n")
+    append(book, CHAPTER, f"\n```{{python}}\n{code}\n```\n")
+    notebook = convert.to_notebook(qmd.parse(book / CHAPTER), "instructor")
+    nbformat.write(notebook, book / "notebooks" / "instructor" / NOTEBOOK)
     problems = qmdcheck.check_ruff(book)
-    assert named(problems, CHAPTER) and named(problems, "ruff format")
-
-
-def test_lint_error_is_reported_with_its_line(book):
-    append(book, CHAPTER, "\n```{python}\nimport os\n```\n")
-    problems = qmdcheck.check_ruff(book)
-    assert named(problems, "F401")
-    assert named(problems, CHAPTER + ":")
+    assert named(problems, f"{CHAPTER}:{lines + 3}: {found}"), problems
 
 
 def test_chapter_missing_from_quarto_yml_is_reported(book):
