@@ -127,6 +127,23 @@ def test_a_warning_in_either_format_fails(book, monkeypatch, capsys, to):
     assert "Unable to resolve crossref @fig-x" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "line, warns",
+    [
+        ("[WARNING] Citeproc: citation nokey2020 not found", True),
+        ("\x1b[33mWARN: chapters/b.html: Unable to resolve crossref", True),
+        ("\x1b[33mWARNING (crossref.lua:12) Unable to resolve @eq-y", True),
+        ("WARNING: a Lua filter's warning", True),
+        ("(W) another Lua filter's warning", True),
+        ("[IPKernelApp] WARNING | Kernel is running over TCP", False),
+        ("A WARNINGS section in a chapter's prose", False),
+    ],
+)
+def test_each_kind_of_warning_is_found(line, warns):
+    found = render_book.warnings(f"Output created: _book/index.html\n{line}")
+    assert found == ([render_book.ANSI.sub("", line)] if warns else [])
+
+
 def test_render_sh_uses_render_book_for_the_whole_book():
     script = (render_book.ROOT / "tools" / "render.sh").read_text("utf-8")
     call = 'exec .venv/bin/python -m tools.render_book "$QUARTO" "$@"'
