@@ -3,18 +3,11 @@
     python -m tools.render_book QUARTO [--profile NAME]          # the book
     python -m tools.render_book QUARTO chapters/x.qmd --to html  # one page
 
-`bash tools/render.sh` calls this. What it adds to `quarto render`:
-
-- `quarto render` exits 0 when it warns (an unresolved cross-reference, a
-  missing citation); here any warning makes the exit code 1. Quarto's
-  `--fail-if-warnings` fails only on Pandoc's warnings, not on an
-  unresolved cross-reference, so the log is read.
-- The whole book's two formats render side by side, one core each: the
-  PDF in a copy of the sources, since the formats cannot share a folder
-  (each stages figures in `chapters/<chapter>_files/` and removes it;
-  `--to html` removes the PDF, `--to typst` the website), then its PDF
-  and frozen Typst results are copied back where a plain `quarto render`
-  puts them. `tools/benchmark.py` measures what that saves.
+`bash tools/render.sh` calls this. `quarto render` exits 0 when it warns
+(`--fail-if-warnings` misses an unresolved cross-reference), so the log is
+read. The two formats render side by side, one core each, the PDF in a copy
+of the sources (each format stages figures in `chapters/<x>_files/`), its
+PDF and frozen Typst results copied back (tools/benchmark.py measures it).
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
-"""Every check of the book that needs no Quarto, from the command line.
-
-The checks live with what they read: tools/check/lint.py checks the `.qmd`
-sources, tools/check/outputs.py the notebooks and figures tools/regenerate.py
-writes from them, and tools/check/students.py what a learner receives.
-Each check takes the project root and returns a list of problems, each a
-sentence that names the file (and line where there is one). An empty list
-means the check passed. The tests in `tests/` call these functions on the
-real book and, with planted mistakes, on copies of it.
+"""Every check of the book that needs no Quarto.
 
     python -m tools.check.all   # run every check, print the problems
+
+Each check takes the project root and returns its problems, each naming
+the file (and line); tests/test_book.py runs them on the book.
 """
 
 from __future__ import annotations

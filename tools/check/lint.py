@@ -1,20 +1,8 @@
-"""Checks of the book's `.qmd` sources.
-
-- `_quarto.yml` and `chapters/` agree; chunks, fences and divs are closed;
-- every cross-reference has its label, every citation key is in
-  `references.bib`;
-- every figure cell has a `fig-` label, `fig-cap` and `fig-alt`;
-- headings go down one level at a time; prose has one sentence per line;
-- chapter code passes `ruff format --check` and `ruff check`;
-- solutions sit only inside instructor-only divs, and every exercise has
-  one.
-
-Each check takes the project root and returns its problems
-(tools/check/all.py runs them all).
-
-ruff and codespell check code and spelling; Quarto checks references
-and citations only while it renders (a warning, with exit code 0), so
-they are checked here, with no render.
+"""Checks of the book's `.qmd` sources, each `check(root) -> problems`:
+the files `_quarto.yml` lists, closed chunks, fences and divs, labels of
+cross-references, citation keys, figure cells' options, heading levels,
+one sentence a line, ruff, and guarded solutions. Quarto checks
+references and citations only while it renders (a warning, exit code 0).
 """
 
 from __future__ import annotations

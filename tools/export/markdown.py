@@ -1,33 +1,14 @@
-"""Quarto Markdown as a notebook shows it: the book's text, not its source.
+"""A chapter's Quarto Markdown as a notebook shows it: what the website
+shows, not Quarto's source. Cross-references become numbered links to the
+website ("Figure 2.2"), citations Chicago author-date text and a References
+cell, callouts blockquotes, exercises a bold line with their kind, numbered
+equations a `\\tag`, headings their section numbers; a quiz's lettered
+choices keep their letters; website-only divs are left out. Numbers come
+from tools/source/numbers.py.
 
-Jupyter renders plain Markdown, maths and small HTML, none of Quarto's own
-syntax. This module turns a chapter's Markdown into what the website shows:
-
-- `@fig-x`, `@eq-x`, `@tbl-x`, `@sec-x`, `@exr-x` become the website's text
-  ("Figure 2.2", "Equation 2.3", "Table 1.1", "Section 3.4", "Chapter 2",
-  "Exercise 2.3"), each a link to its anchor on the published website;
-- `[@key]` and `@key` become Chicago author-date text, "(Vaswani et al.
-  2017)" and "Vaswani et al. (2017)", and `references()` lists the works
-  the chapter cited;
-- callouts become blockquotes with a bold title, exercises a bold line
-  "**Exercise 2.3** Title · *Kind · N min*", solutions start "*Solution.*";
-- numbered equations get `\\tag{2.3}`, table captions "**Table 1.1:** ...",
-  headings their section numbers, and `{#...}` / `{.…}` attributes go;
-- a lettered list inside a list item (`   a. text`, a quiz's choices),
-  which plain Markdown would run into one paragraph, becomes bullets that
-  keep the letter, `   - (a) text`.
-
-Numbers come from the book's structure (tools/source/numbers.py). The API,
-also for other notebook builders (assignments): `load_book(root)` -> Book;
-`Chapter(book, path)` translates one chapter's parts, in order:
-`.markdown(text)` for each stretch of Markdown (the chapter's level-one
-heading becomes the title block), `.caption(options)` after each code
-chunk, `.references()` last; `.instructor_note()` for the instructor
-edition. See `convert.edition_cells`.
-
-Why hand-written: Pandoc writes plain Markdown from Quarto's, but
-cross-references, callouts, exercise blocks and profiles are Quarto's
-own Lua filters, which run only inside a render.
+Why hand-written: Pandoc writes plain Markdown, but cross-references,
+callouts, exercises and profiles are Quarto's Lua filters, which run only
+inside a render.
 """
 
 from __future__ import annotations

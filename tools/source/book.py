@@ -1,10 +1,5 @@
-"""The book's files: what `_quarto.yml` lists, which chapters have a
-notebook, where its two editions live (and the command that writes them),
-and every `.qmd` parsed.
-
-The checks (tools/check/lint.py, outputs.py, notebooks.py) and
-tools/regenerate.py find the book's files here.
-"""
+"""The book's files: what `_quarto.yml` lists, the chapters with a notebook
+and where its editions live, and every `.qmd` parsed."""
 
 from __future__ import annotations
 

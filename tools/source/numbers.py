@@ -1,22 +1,13 @@
-"""The numbers Quarto gives a book's chapters, sections and labels.
+"""The numbers Quarto gives the book's chapters, sections and labels.
 
-Read from the book's structure, never from a table kept by hand: chapters
-in `_quarto.yml` order from 1 (a chapter whose heading is `{.unnumbered}`,
-like the preface, gets none), appendices A, B, ...; within a chapter each
-kind of label (`fig`, `eq`, `tbl`, `exr`) counted in order, "2.3", and
-sections by level, "2.3.1" (number-sections). Headings inside divs, such as
-exercise and callout titles, are not sections. Labels only the instructor
-edition shows (inside a solution) are numbered after the rest, since the
-student website, which the notebooks link to, never shows them.
+Read from the book's structure: chapters in `_quarto.yml` order (an
+`{.unnumbered}` one gets none), appendices A, B, ...; labels of each kind
+counted per chapter ("2.3"), sections by level ("2.3.1"); headings inside
+divs are no sections; instructor-only labels are numbered last, since the
+student website never shows them. `load_book(root)` returns a `Book`.
 
-`load_book(root)` returns a `Book`: each label's `Target` (kind, number,
-page on the website), each chapter's section numbers in order, the site's
-address and the bibliography. tools/export/markdown.py writes the notebooks'
-Markdown with it; tests/test_render.py compares the result with a render.
-
-Why hand-written: Quarto numbers a book only while it renders it (its
-cross-reference index is built inside the render); the notebooks are
-made without Quarto, and the render tests compare the two.
+Why hand-written: Quarto numbers a book only inside a render; the
+notebooks are made without Quarto (tests/test_render.py compares).
 """
 
 from __future__ import annotations
