@@ -30,6 +30,7 @@ from tools.export import markdown as nbmarkdown
 from tools.export import notebook as convert
 from tools.source import book as bookfiles
 from tools.source import qmd as qmd_module
+from tools.source.numbers import load_book
 
 QUARTO_SYNTAX = {
     "a cross-reference": nbmarkdown.XREF,
@@ -236,7 +237,7 @@ def public_text(root: Path, name: str) -> str:
     vouches for itself), and the book's numbers, titles, citations and
     links."""
     parsed = qmd_module.parse(root / "chapters" / f"{name}.qmd")
-    book = nbmarkdown.load_book(root)
+    book = load_book(root)
     pieces = [parsed.prose("student")]
     pieces += [chunk.source for chunk in parsed.chunks() if not chunk.solution]
     for _, cell in flagged_cells(root, name, solutions=False):

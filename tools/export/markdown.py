@@ -17,14 +17,7 @@ import re
 from pathlib import Path
 
 from tools.source.book import pinned
-from tools.source.numbers import (
-    HEADING,
-    KINDS,
-    LABEL,
-    Book,
-    find_root,
-    load_book,
-)
+from tools.source.numbers import HEADING, KINDS, LABEL, Book
 from tools.source.qmd import DIV_CLOSE, DIV_OPEN, code_fence
 
 # `@Fig-x` is Quarto's capitalised form of `@fig-x`; both read "Figure".
@@ -52,8 +45,6 @@ NEEDS = (
     "Needs Python 3.10 or newer with `torch`, `numpy` and `matplotlib`;"
     " runs top to bottom on a CPU in seconds."
 )
-
-
 # The two licences, as every page of the website states them in its footer.
 LICENCE = (
     "Text and figures: [CC BY 4.0]({repo}/blob/main/LICENSE); "
@@ -62,11 +53,8 @@ LICENCE = (
 
 
 def needs(root: Path) -> str:
-    """What a notebook needs, and the torch its outputs were recorded with.
-
-    Byte and FLOP counts, and some printed tensors, can differ slightly
-    under another version of torch; the version is requirements.txt's pin.
-    """
+    """What a notebook needs, and the torch (requirements.txt's pin) its
+    outputs were recorded with: another may print other bytes and FLOPs."""
     version = pinned("torch", root)
     if version is None:
         return NEEDS
@@ -75,9 +63,6 @@ def needs(root: Path) -> str:
         f"{NEEDS} Its outputs were recorded with torch {release};"
         " another version may print slightly different numbers."
     )
-
-
-__all__ = ["Book", "Chapter", "find_root", "load_book"]
 
 
 class Chapter:
@@ -171,7 +156,7 @@ class Chapter:
                 out += self._heading(*HEADING.match(line).groups())
             elif EQUATION.match(line):
                 before, label = EQUATION.match(line).groups()
-                number = self._number(label, "")
+                number = self.number_text(label, "")
                 tag = f"\\tag{{{number}}}" if number else ""
                 last = f"{self.inline(before).rstrip()} {tag}".strip()
                 out += [last, "$$"] if last else ["$$"]
@@ -192,7 +177,7 @@ class Chapter:
         if WEBSITE_ONLY.search(attributes):
             kind = "skip"
         elif label and label.group(1).startswith("exr-"):
-            number = self._number(label.group(1), "Exercise")
+            number = self.number_text(label.group(1), "Exercise")
             title, index = self._div_title(lines, index)
             kind_line = ""
             while index < len(lines) and not lines[index].strip():
@@ -229,7 +214,7 @@ class Chapter:
                 )
                 + 1
             )
-            number = self._number(kind, "Figure")
+            number = self.number_text(kind, "Figure")
             out[last:] = [f"**{number}:** " + " ".join(out[last:])]
 
     def _div_title(self, lines, index: int) -> tuple[str, int]:
@@ -259,14 +244,10 @@ class Chapter:
         start = end
         while start and out[start - 1].lstrip().startswith("|"):
             start -= 1
-        number = self._number(label, "Table")
+        number = self.number_text(label, "Table")
         out[start:start] = [f"**{number}:** {self.inline(text)}", ""]
 
     def number_text(self, label: str, unknown: str) -> str:
-        """A target's text, as `@label` reads ("Exercise 1.4")."""
-        return self._number(label, unknown)
-
-    def _number(self, label: str, unknown: str) -> str:
         """A label's text ("Table 1.1"; an equation's bare number), or
         `unknown` for a chapter that `_quarto.yml` does not list yet."""
         target = self.book.targets.get(label)

@@ -136,6 +136,33 @@ def _scan(book: Book, relative: str, parsed, appendix: bool, numbers) -> None:
         number = f"{chapter.number}.{counts[kind]}".lstrip(".")
         book.targets[label] = Target(kind, number, page, label)
 
+    def section(level: str, title: str, attributes, labels) -> None:
+        """Number a heading outside divs, as number-sections does."""
+        unnumbered = r"\.unnumbered|(?<!\S)-(?!\S)"
+        numbered = not re.search(unnumbered, attributes or "")
+        number = ""
+        if level == "#":
+            if numbered:
+                numbers[appendix] += 1
+                n = numbers[appendix]
+                chapter.number = chr(64 + n) if appendix else str(n)
+            chapter.title = title
+            book.chapters[relative] = chapter
+        elif numbered and chapter.number:
+            del sections[len(level) - 1 :]
+            sections.extend([0] * (len(level) - 1 - len(sections)))
+            sections[-1] += 1
+            number = ".".join([chapter.number, *map(str, sections)])
+        book.headings[relative].append(
+            chapter.number if level == "#" else number
+        )
+        for label in labels:
+            book.targets[label] = (
+                chapter
+                if level == "#"
+                else Target("sec", number, page, label, title)
+            )
+
     for part in parsed.parts:
         if part[0] == "code":
             label = str(part[1].options.get("label", ""))
@@ -156,16 +183,7 @@ def _scan(book: Book, relative: str, parsed, appendix: bool, numbers) -> None:
                 depth += 1
                 labels = LABEL.findall(line)
             elif heading and depth == 0:
-                _section(
-                    book,
-                    relative,
-                    chapter,
-                    sections,
-                    numbers,
-                    appendix,
-                    heading.groups(),
-                    labels,
-                )
+                section(*heading.groups(), labels)
                 continue
             elif heading:
                 continue  # a div's title, or a heading inside a solution
@@ -173,32 +191,3 @@ def _scan(book: Book, relative: str, parsed, appendix: bool, numbers) -> None:
                 count(label.split("-")[0], label, part[3])
     for kind, label in later:
         count(kind, label, False)
-
-
-def _section(
-    book, relative, chapter, sections, numbers, appendix, groups, labels
-) -> None:
-    """Number a heading outside divs, as Quarto's number-sections does."""
-    level, title, attributes = groups
-    numbered = not re.search(r"\.unnumbered|(?<!\S)-(?!\S)", attributes or "")
-    number = ""
-    if level == "#":
-        if numbered:
-            numbers[appendix] += 1
-            n = numbers[appendix]
-            chapter.number = chr(64 + n) if appendix else str(n)
-        chapter.title = title
-        book.chapters[relative] = chapter
-        target = chapter
-    else:
-        if numbered and chapter.number:
-            del sections[len(level) - 1 :]
-            sections += [0] * (len(level) - 1 - len(sections))
-            sections[-1] += 1
-            number = ".".join([chapter.number, *map(str, sections)])
-        target = None
-    book.headings[relative].append(chapter.number if target else number)
-    for label in labels:
-        book.targets[label] = target or Target(
-            "sec", number, chapter.page, label, title
-        )
