@@ -80,6 +80,11 @@ def stderr(cells):
     )
 
 
+def student_output(cells):
+    cell = first(cells, lambda c: c.get("outputs"))
+    cell.outputs[0]["text"] = "what the instructor edition never said\n"
+
+
 def svg(cells):
     cell = first(cells, lambda c: "label: fig-" in c.source)
     cell.outputs.append(output(**{"image/svg+xml": "<svg></svg>"}))
@@ -105,6 +110,17 @@ def unlink(name):
     return lambda book: (book / "figures" / name).unlink()
 
 
+EXERCISE = "\n::: {#exr-planted}\n## A task\n*Explain · 5 min*\n\nWhy?\n:::\n"
+SOLUTION = """
+::: {.content-visible when-profile="instructor"}
+::: {.solution}
+```{python}
+solution_planted = 1
+```
+:::
+:::
+"""
+UNGUARDED = "\n::: {.solution}\nBecause.\n:::\n"
 FIGURE = '\n```{python}\n#| label: fig-x\n#| fig-cap: "A plot."\nplt.show()\n'
 PLANTS = [
     # What is planted, the check that must report it, what it says.
@@ -144,6 +160,14 @@ PLANTS = [
         "'fig-prenorm-block' has no entry",
     ),
     (notebook(STUDENT, stderr), "clean_outputs", f"{STUDENT}: cell"),
+    (notebook(STUDENT, student_output), "editions_agree", f"{STUDENT}: cell"),
+    (append(EXERCISE), "every_exercise_has_a_solution", "exr-planted has"),
+    (append(EXERCISE + UNGUARDED), "solutions_guarded", "a .solution div"),
+    (
+        append(EXERCISE + SOLUTION + "\n```{python}\nsolution_x = 1\n```\n"),
+        "solutions_guarded",
+        "code defining a solution_... name",
+    ),
     (notebook(INSTRUCTOR, svg), "figure_outputs", "outputs SVG"),
     (notebook(INSTRUCTOR, unlabelled_image), "figure_outputs", "without a"),
 ]
@@ -170,6 +194,8 @@ def test_a_planted_mistake_is_reported(book, plant, check, said):
             qmdcheck.check_headings,
             "\n## A section\n\n::: {#exr-x}\n## Title\n:::\n",
         ),
+        (qmdcheck.check_solutions_guarded, EXERCISE + SOLUTION),
+        (qmdcheck.check_every_exercise_has_a_solution, EXERCISE + SOLUTION),
         (
             qmdcheck.check_one_sentence_per_line,
             "\n1. Compute it, e.g. By hand.\n2. Then check.\n"

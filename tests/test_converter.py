@@ -201,3 +201,21 @@ def test_a_folded_cell_is_collapsed_in_jupyter(tmp_path):
         {"jupyter": {"source_hidden": True}},
         {},
     ]
+
+
+def test_closing_fences_in_both_editions_are_told_apart(tmp_path):
+    # Each div below closes right after a code chunk, which leaves a stretch
+    # of Markdown holding just `:::`: one public, one a solution. Neither
+    # becomes a cell, and the solution's code is flagged as one.
+    (tmp_path / "_quarto.yml").write_text(CONFIG, encoding="utf-8")
+    path = tmp_path / "a.qmd"
+    path.write_text(
+        "\n::: {#exr-fenced}\n## Fenced\n\n```{python}\nx = 1\n```\n:::\n"
+        '\n::: {.content-visible when-profile="instructor"}\nBecause.\n\n'
+        "```{python}\nsolution_fenced = 2\n```\n:::\n",
+        encoding="utf-8",
+    )
+    cells = convert.edition_cells(qmd.parse(path))
+    assert not [cell for cell, _ in cells if cell.source.strip() == ":::"]
+    flags = [secret for cell, secret in cells if "_fenced" in cell.source]
+    assert flags == [True]
