@@ -152,15 +152,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("chapters", nargs="*", help="default: all chapters")
     parser.add_argument("--jobs", type=int, default=2, help="at once")
     args = parser.parse_args(argv)
-    names = args.chapters or notebook_chapters(ROOT)
-    unknown = set(names) - set(notebook_chapters(ROOT))
+    try:  # parses every chapter: a broken one stops here, before a kernel
+        chapters = notebook_chapters(ROOT)
+    except qmd_module.QmdError as error:
+        raise SystemExit(str(error)) from None
+    names = args.chapters or chapters
+    unknown = set(names) - set(chapters)
     if unknown:
         raise SystemExit(
             f"no such chapter in chapters/: {', '.join(sorted(unknown))}"
         )
-    # Parse everything first so a broken chapter fails before any kernel.
-    for name in names:
-        qmd_module.parse(CHAPTERS / f"{name}.qmd")
     for name in names:
         if links.sync(ROOT, name):
             print(f"{name}: notebook and source links rewritten")
@@ -182,8 +183,4 @@ def warm_font_cache() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except qmd_module.QmdError as error:
-        # A broken chapter: its file and line, not a traceback.
-        raise SystemExit(str(error)) from None
+    main()
