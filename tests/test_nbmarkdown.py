@@ -325,17 +325,6 @@ def test_editions_captions_and_left_out_content(book):
     assert last[1] == "# Exercise 2.1: your code here."
 
 
-def test_citations_are_pandocs_chicago_author_date(tmp_path):
-    path = tmp_path / "x.bib"
-    path.write_text(BIB, encoding="utf-8")
-    works = citations.read(path)
-    assert list(works) == ["solo2020one", "duo2019two", "trio2018three"]
-    assert works["trio2018three"].cited == "Trio et al. 2018"
-    assert "Müller" in works["trio2018three"].reference
-    assert works["solo2020one"].narrative == "Solo (2020)"
-    assert "“One GPU Is Enough.”" in works["solo2020one"].reference
-
-
 def test_same_authors_same_year_get_letters(tmp_path):
     path = tmp_path / "x.bib"
     two = "@article{a1, author={Solo, H.}, title={B}, year={2020}}\n"

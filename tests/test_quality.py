@@ -107,17 +107,6 @@ def test_spelling_catches_a_planted_misspelling(tmp_path):
     assert f"chapters/{chapter.name}:{line}: teh ==> the" in result.stdout
 
 
-def test_spelling_accepts_british_spelling(tmp_path):
-    prose = tmp_path / "prose.md"
-    prose.write_text(
-        "Layer normalisation keeps the colour of behaviour; we analyse, "
-        "organise and centre the labelled modelling.\n",
-        encoding="utf-8",
-    )
-    result = codespell(prose.name, cwd=tmp_path)
-    assert result.returncode == 0, output(result)
-
-
 # --------------------------------------------------------------- workflows
 
 WORKFLOWS = ROOT / ".github" / "workflows"

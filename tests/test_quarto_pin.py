@@ -94,50 +94,44 @@ def choose(project, *path, quarto=None, installs=None):
     return result, calls
 
 
-@pytest.mark.parametrize("version", [PIN, "1.11.0", "2.0.0", "99.9.9-dev"])
-def test_quarto_on_path_at_least_the_pin_is_used(project, version):
-    quarto = fake_quarto(project.parent / "opt", version)
-    result, pip = choose(project, quarto.parent)
+@pytest.mark.parametrize(
+    "on_path, variable, chosen, skipped",
+    [
+        ([PIN], None, 0, None),
+        (["1.11.0"], None, 0, None),
+        (["99.9.9-dev"], None, 0, None),
+        # Versions compare part by part: 1.10.2 is older than 1.10.19.
+        (["1.10.2", PIN], None, 1, 0),
+        (["0.99.999", PIN], None, 1, 0),
+        (["1.11.0"], "1.5.57", "variable", None),  # $QUARTO wins
+    ],
+)
+def test_the_first_quarto_new_enough_is_used(
+    project, on_path, variable, chosen, skipped
+):
+    found = [
+        fake_quarto(project.parent / f"q{n}", version)
+        for n, version in enumerate(on_path)
+    ]
+    mine = variable and fake_quarto(project.parent / "mine", variable)
+    result, pip = choose(project, *[q.parent for q in found], quarto=mine)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == f"{quarto}\n"
+    assert result.stdout == f"{mine if mine else found[chosen]}\n"
+    if skipped is not None:
+        assert f"skipping {found[skipped]}, older than" in result.stderr
     assert pip == []
 
 
-@pytest.mark.parametrize("old", ["1.9.38", "1.10.2", "0.99.999"])
-def test_quarto_on_path_older_than_the_pin_is_replaced(project, old):
-    """1.10.2 is older than 1.10.19: versions compare part by part."""
-    quarto = fake_quarto(project.parent / "old", old)
-    newer = fake_quarto(project.parent / "new", PIN)
-    result, pip = choose(project, quarto.parent, newer.parent)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == f"{newer}\n", "the first new enough on PATH"
-    assert f"skipping {quarto}, older than" in result.stderr
-    assert pip == []
-
-
-def test_pinned_quarto_is_installed_into_venv(project):
+def test_pinned_quarto_is_installed_into_venv_once(project):
     old = fake_quarto(project.parent / "old", "1.6.40")
     result, pip = choose(project, old.parent, installs=f"echo {PIN}")
     assert result.returncode == 0, result.stderr
     assert result.stdout == f"{project / '.venv' / 'bin' / 'quarto'}\n"
-    # Only quarto-cli, as pinned: its dependencies stay as requirements.txt
-    # has them.
-    assert len(pip) == 1
-    assert pip[0].startswith("install ")
+    # Only quarto-cli, as pinned: requirements.txt pins its dependencies.
+    assert len(pip) == 1 and pip[0].startswith("install ")
     assert "--no-deps -r requirements-render.txt" in pip[0]
-    # Installed once: the next run finds it in .venv.
     again, pip = choose(project, old.parent, installs=f"echo {PIN}")
-    assert again.stdout == result.stdout
-    assert len(pip) == 1
-
-
-def test_quarto_variable_overrides_path(project):
-    new = fake_quarto(project.parent / "new", "1.11.0")
-    mine = fake_quarto(project.parent / "mine", "1.5.57")
-    result, pip = choose(project, new.parent, quarto=mine)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == f"{mine}\n"
-    assert pip == []
+    assert again.stdout == result.stdout and len(pip) == 1
 
 
 def venv_files(project) -> list[str]:

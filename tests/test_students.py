@@ -64,23 +64,17 @@ def edit_notebook(path, change):
 
 
 def plant_markdown(path, text):
-    edit_notebook(path, lambda nb: nb.cells.append(new_markdown(text)))
-
-
-def new_markdown(text):
-    return nbformat.v4.new_markdown_cell(text)
+    new = nbformat.v4.new_markdown_cell(text)
+    edit_notebook(path, lambda notebook: notebook.cells.append(new))
 
 
 def plant_output(path, text):
-    def change(notebook):
-        cell = next(c for c in notebook.cells if c.get("outputs"))
-        cell.outputs.append(nbformat.v4.new_output("stream", text=text))
-
-    edit_notebook(path, change)
+    new = nbformat.v4.new_output("stream", text=text)
+    edit_notebook(path, lambda nb: nb.cells[3].outputs.append(new))
 
 
 def plant_metadata(path, text):
-    edit_notebook(path, lambda nb: nb.metadata.update(answer=text))
+    edit_notebook(path, lambda notebook: notebook.metadata.update(x=text))
 
 
 def plant_page(path, text):
@@ -90,9 +84,8 @@ def plant_page(path, text):
 
 
 def plant_index(path, text):
-    entries = json.loads(path.read_text())
-    entries[0]["text"] = f"Some words, then {text}."
-    path.write_text(json.dumps(entries))
+    entry = {"href": f"chapters/{CHAPTER}.html#x", "text": f"So, {text}."}
+    path.write_text(json.dumps([entry]))
 
 
 STUDENT = f"notebooks/{CHAPTER}.ipynb"
