@@ -190,26 +190,20 @@ def test_explain_answers_are_collected_with_the_submission(tmp_path):
     assert answers.endswith("The weights, the biases and the config.")
 
 
-def test_a_chapter_without_graded_questions_builds_nothing(
-    tmp_path, monkeypatch
-):
+def test_building_or_grading_says_what_is_missing(tmp_path, monkeypatch):
     monkeypatch.setattr(assignments, "BUNDLES", tmp_path)
     for command in (assignments.build, assignments.bundle_archive):
         with pytest.raises(SystemExit, match="intuition has no graded"):
             command("intuition")
     assert not list(tmp_path.iterdir())
-
-
-def test_grading_says_what_is_missing(tmp_path, monkeypatch):
-    monkeypatch.setattr(assignments, "BUNDLES", tmp_path)
     submission = tmp_path / "a.ipynb"
-    submission.write_text("{}", encoding="utf-8")
-    with pytest.raises(SystemExit, match="tools.assignments build mech"):
-        assignments.grade("mechanics", [submission])
-    with pytest.raises(SystemExit, match="no chapter 'mechanic'"):
-        assignments.grade("mechanic", [submission])
-    with pytest.raises(SystemExit, match="at least one submitted notebook"):
-        assignments.grade("mechanics", [])
+    for name, submissions, said in [
+        ("mechanics", [submission], "tools.assignments build mech"),
+        ("mechanic", [submission], "no chapter 'mechanic'"),
+        ("mechanics", [], "at least one submitted notebook"),
+    ]:
+        with pytest.raises(SystemExit, match=said):
+            assignments.grade(name, submissions)
 
 
 def running(pid: int) -> bool:

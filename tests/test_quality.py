@@ -8,6 +8,7 @@ tools/ (codespell-words.txt, yamllint.yml).
 """
 
 import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -47,11 +48,7 @@ def module_command(module: str, package: str) -> list:
 
 def executable(name: str) -> str | None:
     """A command of this Python's environment, else one on PATH."""
-    for suffix in ("", ".exe"):
-        candidate = BIN / f"{name}{suffix}"
-        if candidate.exists():
-            return str(candidate)
-    return shutil.which(name)
+    return shutil.which(name, path=f"{BIN}{os.pathsep}{os.environ['PATH']}")
 
 
 # ---------------------------------------------------------------- spelling
@@ -68,22 +65,12 @@ SPELLING_PATHS = [
 WORDS = ROOT / "tools" / "codespell-words.txt"
 
 
-def accepted_words() -> list[str]:
-    lines = WORDS.read_text(encoding="utf-8").splitlines()
-    return [
-        line.strip()
-        for line in lines
-        if line.strip() and not line.lstrip().startswith("#")
-    ]
-
-
 def codespell(*paths, cwd=ROOT):
     # The default dictionaries, named so a codespell upgrade cannot turn on
     # en-GB_to_en-US: the book is written in British spelling.
     command = module_command("codespell_lib", "codespell")
-    words = ",".join(accepted_words())
     return run(
-        [*command, "--builtin", "clear,rare", "-L", words, *paths], cwd=cwd
+        [*command, "--builtin", "clear,rare", "-I", WORDS, *paths], cwd=cwd
     )
 
 
