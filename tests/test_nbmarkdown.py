@@ -1,8 +1,9 @@
-"""Quarto Markdown becomes what the website shows (tools/export/markdown.py),
-numbered as Quarto numbers the book (tools/source/numbers.py), with citations
-as pandoc's Chicago author-date style prints them
-(tools/source/citations.py)."""
+"""A chapter becomes its notebooks (tools/source/qmd.py, tools/export/):
+code cells as `quarto convert` makes them, Markdown as the website shows
+it, numbered as Quarto numbers the book (tools/source/numbers.py), with
+citations as Pandoc's Chicago author-date style prints them."""
 
+import nbformat
 import pytest
 
 from tools.export import notebook as convert
@@ -52,9 +53,26 @@ prose-numbers:
 
 # The first chapter {#sec-one}
 
+Some prose.
+
 ```{python}
 #| label: style
+#| echo: true
 x = 1
+```
+
+```{python}
+#| label: helper
+#| code-fold: true
+h = 1
+```
+
+```python
+not_a_cell = True
+```
+
+```{ojs}
+viewof w = Inputs.range([1, 8])
 ```
 
 See @fig-a, @eq-a, [-@eq-a], @tbl-a, @sec-two-b, @sec-two and @exr-one-b.
@@ -111,6 +129,15 @@ y = 2
 
 ::: {.content-visible when-format="html"}
 A website-only explorer.
+
+::: {.callout-note}
+Inside.
+:::
+
+```{ojs}
+:::
+```
+
 :::
 
 {{< include _explorer-x.qmd >}}
@@ -154,6 +181,27 @@ z = 3
 ## Task
 *Compute · 10 min*
 :::
+
+::: {.content-visible when-profile="instructor"}
+::: {.solution}
+```{python}
+print(1 + 2)
+```
+:::
+:::
+
+::: {#exr-two-why}
+*Explain · 5 min*
+:::
+
+::: {#exr-two-code}
+*Implement · 10 min · 2 points*
+:::
+
+```{python}
+#| label: starter-code
+my_answer = None
+```
 """
 
 
@@ -205,6 +253,8 @@ def test_numbers_follow_the_book_structure(book):
         "sec-two-a": "Section 2.1",
         "sec-two-b": "Section 2.2",
         "exr-two": "Exercise 2.1",
+        "exr-two-why": "Exercise 2.2",
+        "exr-two-code": "Exercise 2.3",
         "sec-extra": "Appendix A",
     }
     assert numbers.headings["chapters/one.qmd"] == [
@@ -320,9 +370,45 @@ def test_editions_captions_and_left_out_content(book):
     text = markdown(book)
     assert "website-only explorer" not in text
     assert "include" not in text and ":::" not in text
-    last = cells(book, "two")[-2:]
-    assert "**Exercise 2.1** Task · *Compute · 10 min*" in last[0]
-    assert last[1] == "# Exercise 2.1: your code here."
+    assert "website-only" not in "".join(student) and ":::" not in text
+
+
+def test_code_cells_are_the_python_chunks_options_first(book):
+    parsed = qmd.parse(book / "chapters" / "one.qmd")
+    notebook = convert.to_notebook(parsed, "instructor")
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    assert code[0].source == "#| label: style\n#| echo: true\nx = 1"
+    assert parsed.chunks()[0].options == {"label": "style", "echo": True}
+    assert len(code) == 5  # not the ```python and ```{ojs} fences
+    assert "```python\nnot_a_cell = True\n```" in markdown(book)
+    assert "```{ojs}\nviewof" in markdown(book)
+    assert notebook.cells[0].source.endswith("LICENSE-CODE).\n\nSome prose.")
+    # A folded cell (`code-fold: true`) is collapsed in Jupyter.
+    hidden = {"jupyter": {"source_hidden": True}}
+    assert [c.metadata for c in code[:2]] == [{}, hidden]
+    # Cells as nbformat.v4.new_*_cell makes them, with stable ids.
+    nbformat.validate(notebook)
+    again = convert.to_notebook(parsed, "instructor")
+    assert [c.id for c in notebook.cells] == [c.id for c in again.cells]
+    make = {"markdown": nbformat.v4.new_markdown_cell}
+    make["code"] = nbformat.v4.new_code_cell
+    for cell in notebook.cells:
+        expected = make[cell.cell_type](cell.source)
+        assert cell == {**expected, "id": cell.id, "metadata": cell.metadata}
+
+
+@pytest.mark.parametrize("edition", qmd.EDITIONS)
+def test_an_exercise_done_in_code_gets_a_cell_to_work_in(book, edition):
+    # The Compute exercise gets one, before its solution; the Explain one
+    # is written, and the Implement one has its starter.
+    parsed = qmd.parse(book / "chapters" / "two.qmd")
+    notebook = convert.to_notebook(parsed, edition)
+    code = [c.source for c in notebook.cells if c.cell_type == "code"]
+    assert code[1] == "# Exercise 2.1: your code here."
+    assert code[-1] == "#| label: starter-code\nmy_answer = None"
+    assert len(code) == {"student": 3, "instructor": 4}[edition]
+    text = "\n".join(c.source for c in notebook.cells)
+    assert "**Exercise 2.1** Task · *Compute · 10 min*" in text
 
 
 def test_same_authors_same_year_get_letters(tmp_path):
@@ -347,3 +433,39 @@ def test_a_chapter_not_yet_in_the_book_still_converts(book):
     assert "$$\ny = x\n$$" in text
     assert "**Exercise** First task" in text
     assert "**Table:** A table of" in text
+
+
+@pytest.mark.parametrize(
+    "text, line, words",
+    [
+        ("---\ntitle: x\n", 1, "front matter"),
+        ("Prose.\n\n```{python}\nx = 1\n", 3, "python chunk"),
+        ("Prose.\n\n::: {.callout-note}\nOpen.\n", 3, "div"),
+        ("Prose.\n:::\n", 2, "never opened"),
+        ("Prose.\n\n````markdown\ncode\n", 3, "code fence"),
+    ],
+)
+def test_broken_sources_name_file_and_line(tmp_path, text, line, words):
+    path = tmp_path / "broken.qmd"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(qmd.QmdError) as error:
+        qmd.parse(path)
+    assert f"broken.qmd:{line}:" in str(error.value)
+    assert words in str(error.value)
+
+
+def test_closing_fences_in_both_editions_are_told_apart(book):
+    # Each div below closes right after a code chunk, which leaves a stretch
+    # of Markdown holding just `:::`: one public, one a solution. Neither
+    # becomes a cell, and the solution's code is flagged as one.
+    path = book / "chapters" / "one.qmd"
+    path.write_text(
+        "\n::: {#exr-fenced}\n## Fenced\n\n```{python}\nx = 1\n```\n:::\n"
+        '\n::: {.content-visible when-profile="instructor"}\nBecause.\n\n'
+        "```{python}\nsolution_fenced = 2\n```\n:::\n",
+        encoding="utf-8",
+    )
+    cells = convert.edition_cells(qmd.parse(path))
+    assert not [cell for cell, _ in cells if cell.source.strip() == ":::"]
+    flags = [secret for cell, secret in cells if "_fenced" in cell.source]
+    assert flags == [True]
