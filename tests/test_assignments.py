@@ -100,69 +100,45 @@ def fake_bundle(folder: Path, name: str = "mechanics") -> None:
     (autograder / f"{name}-autograder.zip").write_bytes(b"")
 
 
-def test_grading_reports_and_skips_what_it_cannot_grade(
+def test_a_class_is_graded_into_one_table_per_run(
     tmp_path, monkeypatch, capsys
 ):
+    # One folder per learner, each holding mechanics.ipynb, as collected;
+    # one that crashes otter, one missing: "not graded", and said.
     fake_bundle(tmp_path)
-    graded, crashed = tmp_path / "ada.ipynb", tmp_path / "bob.ipynb"
-    assignment = ROOT / "assignments" / "mechanics.ipynb"
-    for submission in (graded, crashed):
-        submission.write_text(assignment.read_text("utf-8"), "utf-8")
+    assignment = (ROOT / "assignments" / "mechanics.ipynb").read_text()
+    submissions = []
+    for learner in ("ada", "bob", "eve"):
+        (tmp_path / learner).mkdir()
+        submissions.append(tmp_path / learner / "mechanics.ipynb")
+    for path in submissions[:2]:
+        path.write_text(assignment, encoding="utf-8")
     monkeypatch.setattr(assignments, "BUNDLES", tmp_path)
     timeouts = []
 
     def otter_run(archive, submission, output, timeout):
         timeouts.append(timeout)
-        if submission == crashed:
+        if "bob" in str(submission):
             return {}, "NotJSONError: not a notebook"
         return {"gelu-ffn": 4}, "cells raised: NameError: x"
 
     monkeypatch.setattr(assignments, "otter_run", otter_run)
-    missing = tmp_path / "absent.ipynb"
-    table = assignments.grade("mechanics", [graded, crashed, missing], 1, 9)
-    rows = table.read_text(encoding="utf-8").splitlines()
-    assert rows == [
+    moment = mock.Mock(now=lambda: datetime(2030, 1, 2))
+    monkeypatch.setattr(assignments, "datetime", moment)
+    first = assignments.grade("mechanics", submissions, 2, 9)
+    assert first.read_text(encoding="utf-8").splitlines() == [
         "learner,gelu-ffn,total,notes",
-        "ada,4,4,cells raised: NameError: x",
-        "bob,not graded,not graded,NotJSONError: not a notebook",
-        "absent,not graded,not graded,no such file",
+        "ada-mechanics,4,4,cells raised: NameError: x",
+        "bob-mechanics,not graded,not graded,NotJSONError: not a notebook",
+        "eve-mechanics,not graded,not graded,no such file",
     ]
     assert timeouts == [9, 9]
     said = capsys.readouterr().err
-    assert "grade: bob: NotJSONError: not a notebook" in said
-    assert "grade: absent: no such file" in said
-
-
-def test_learners_are_named_by_their_files_and_runs_never_share(
-    tmp_path, monkeypatch
-):
-    # One folder per learner, each holding mechanics.ipynb, as collected.
-    fake_bundle(tmp_path)
-    submissions = []
-    for learner in ("alice", "bob"):
-        (tmp_path / learner).mkdir()
-        submissions.append(tmp_path / learner / "mechanics.ipynb")
-        submissions[-1].write_text(
-            (ROOT / "assignments" / "mechanics.ipynb").read_text("utf-8"),
-            encoding="utf-8",
-        )
-    monkeypatch.setattr(assignments, "BUNDLES", tmp_path)
-    monkeypatch.setattr(
-        assignments,
-        "otter_run",
-        lambda archive, submission, output, timeout: (
-            {"gelu-ffn": 4 if "alice" in str(submission) else 1},
-            "",
-        ),
-    )
-    moment = mock.Mock(now=lambda: datetime(2030, 1, 2))
-    monkeypatch.setattr(assignments, "datetime", moment)
-    first = assignments.grade("mechanics", submissions, jobs=2)
-    rows = first.read_text(encoding="utf-8").splitlines()[1:]
-    assert rows == ["alice-mechanics,4,4,", "bob-mechanics,1,1,"]
+    assert "grade: bob-mechanics: NotJSONError: not a notebook" in said
+    assert "grade: eve-mechanics: no such file" in said
     results = tmp_path / "mechanics" / "results" / "20300102-000000"
     assert sorted(p.name for p in results.iterdir()) == [
-        "alice-mechanics",
+        "ada-mechanics",
         "bob-mechanics",
     ]
     # A second run in the same second: a table and a folder of its own.
@@ -170,10 +146,8 @@ def test_learners_are_named_by_their_files_and_runs_never_share(
     assert first.name == "grades-20300102-000000.csv" and first.exists()
     assert second.name == "grades-20300102-000000-2.csv"
     assert (results.parent / "20300102-000000-2" / "mechanics").is_dir()
-    assert assignments.learners([Path("a/x.ipynb"), Path("a/x.ipynb")]) == [
-        "a-x",
-        "a-x-2",
-    ]
+    twice = [Path("a/x.ipynb"), Path("a/x.ipynb")]
+    assert assignments.learners(twice) == ["a-x", "a-x-2"]
 
 
 def test_explain_answers_are_collected_with_the_submission(tmp_path):
