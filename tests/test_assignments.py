@@ -189,9 +189,7 @@ def running(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def test_a_submission_that_never_ends_is_stopped_with_its_children(
-    tmp_path,
-):
+def test_a_submission_that_never_ends_is_stopped_with_its_children(tmp_path):
     child = tmp_path / "child.pid"
     loop = (
         "import subprocess, sys, time\n"

@@ -83,10 +83,7 @@ def fresh_clone(folder: Path) -> Path:
 
 RENDERS = {
     "bash tools/render.sh": ["bash", "tools/render.sh"],
-    "  without side by side (one `quarto render`)": [
-        "quarto",
-        "render",
-    ],
+    "  without side by side (one `quarto render`)": ["quarto", "render"],
 }
 
 

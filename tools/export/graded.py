@@ -253,9 +253,7 @@ def {function}(env):
 def test_cells(question: Question) -> list[str]:
     """The otter test cells of a question: public, then each hidden one."""
     check = PUBLIC_CHECK.format(
-        answer=question.answer,
-        code=question.check_code,
-        check=question.check,
+        answer=question.answer, code=question.check_code, check=question.check
     )
     slug = question.name.replace("-", "_")
     return [PUBLIC_TEST.format(slug=slug, check=check)] + [
