@@ -25,6 +25,7 @@ from tools.source.book import (
     quarto_config,
 )
 from tools.source.numbers import ATTR_LABEL, PREFIX
+from tools.source.qmd import DIV_CLOSE, DIV_OPEN
 
 CROSSREF = tuple(f"{kind}-" for kind in PREFIX)
 INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
@@ -44,10 +45,10 @@ def _prose(parsed: dict):
     for relative, qmd in parsed.items():
         for part in qmd.parts:
             if part[0] == "markdown":
-                yield relative, part[2], _prose_without_code(part[1])
+                yield relative, part[2], blank_code(part[1])
 
 
-def _prose_without_code(text: str) -> str:
+def blank_code(text: str) -> str:
     """Prose with fenced blocks, inline code, maths and URLs blanked."""
     for pattern in (FENCED, INLINE_CODE, MATH, URL):
         text = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
@@ -217,7 +218,7 @@ def check_solutions_guarded(root: Path) -> list[str]:
                     )
             elif not part[3] and re.search(
                 r"^:{3,}\s*\{[^}]*\.solution",
-                _prose_without_code(part[1]),
+                blank_code(part[1]),
                 re.M,
             ):
                 problems.append(
@@ -254,45 +255,29 @@ def check_every_exercise_has_a_solution(root: Path) -> list[str]:
 
 
 def check_headings(root: Path) -> list[str]:
-    """Headings go down one level at a time, so screen readers can follow.
-
-    A page's first heading is level one (the chapter title); after that a
-    heading may be at most one level deeper than the one before it.
-    """
+    """Headings go down one level at a time, so screen readers can follow:
+    at most one level deeper than the one before (titles inside divs,
+    exercises' and callouts', are no headings of the page)."""
     parsed, problems = parsed_book(root)
     for relative, qmd in parsed.items():
         if Path(relative).name.startswith("_"):
             continue  # partials sit under a chapter's own headings
         previous = 0
-        for part in qmd.parts:
-            if part[0] != "markdown":
-                continue
-            text = _prose_without_code(part[1])
+        for _, first, text in _prose({relative: qmd}):
+            depth = 0  # of the divs opened in this stretch
             for offset, line in enumerate(text.split("\n")):
-                match = re.match(r"(#{1,6}) \S", line)
-                if not match:
-                    continue
-                level = len(match.group(1))
-                # Exercise and callout titles are headings inside divs.
-                if level > previous + 1 and not _inside_div(part[1], offset):
-                    problems.append(
-                        f"{relative}:{part[2] + offset}: heading level "
-                        f"{level} follows level {previous}"
-                    )
-                if not _inside_div(part[1], offset):
+                opens = bool(DIV_OPEN.match(line))
+                depth = max(depth + opens - bool(DIV_CLOSE.match(line)), 0)
+                heading = re.match(r"(#{1,6}) \S", line)
+                if heading and not depth:
+                    level = len(heading.group(1))
+                    if level > previous + 1:
+                        problems.append(
+                            f"{relative}:{first + offset}: heading level "
+                            f"{level} follows level {previous}"
+                        )
                     previous = level
     return problems
-
-
-def _inside_div(text: str, line_number: int) -> bool:
-    """Whether a line sits inside a fenced div opened in the same text."""
-    depth = 0
-    for line in text.split("\n")[:line_number]:
-        if re.match(r"^:{3,}\s*\S", line):
-            depth += 1
-        elif re.match(r"^:{3,}\s*$", line):
-            depth = max(depth - 1, 0)
-    return depth > 0
 
 
 SENTENCE_BREAK = re.compile(r"[a-z0-9)\]*_](?<!e\.g)(?<!i\.e)[.?!] +[A-Z(]")

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import nbformat
 
+from tools.check.lint import blank_code
 from tools.export import markdown as nbmarkdown
 from tools.export import notebook as convert
 from tools.source import book as bookfiles
@@ -40,9 +41,6 @@ QUARTO_SYNTAX = {
     "a shortcode": re.compile(r"\{\{<"),
     "a footnote": re.compile(r"\^\["),
 }
-CODE = re.compile(
-    r"^(`{3,}|~{3,}).*?^\1[ \t]*$|(`+)(?:(?!\2).)+?\2", re.S | re.M
-)
 # Front matter that only configures the website (generated links, kernel).
 PUBLIC_FRONT_MATTER = ("jupyter", "other-links", "code-links")
 VALUE = re.compile(r"\[[^\[\]]*\]|\([^()]*\)|-?\d[\d,]*(?:\.\d+)?(?:e-?\d+)?")
@@ -52,8 +50,8 @@ VOID |= {"meta", "source", "track", "wbr"}
 
 
 def quarto_syntax(markdown: str) -> list[str]:
-    """What Quarto syntax a Markdown text shows (code spans left out)."""
-    text = CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), markdown)
+    """What Quarto syntax a Markdown text shows (code and maths left out)."""
+    text = blank_code(markdown)
     found = []
     for name, pattern in QUARTO_SYNTAX.items():
         match = pattern.search(text)
