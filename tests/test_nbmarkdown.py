@@ -257,13 +257,8 @@ def test_numbers_follow_the_book_structure(book):
         "exr-two-code": "Exercise 2.3",
         "sec-extra": "Appendix A",
     }
-    assert numbers.headings["chapters/one.qmd"] == [
-        "1",
-        "1.1",
-        "1.1.1",
-        "",
-        "1.2",
-    ]
+    one = numbers.headings["chapters/one.qmd"]
+    assert one == ["1", "1.1", "1.1.1", "", "1.2"]
     assert numbers.headings["chapters/extra.qmd"] == ["A", "A.1"]
 
 
