@@ -27,18 +27,10 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 # Not needed to make the PDF: version control, environments, caches,
 # generated notebooks and assignments, tests, and earlier outputs.
-NOT_COPIED = {
-    ".git",
-    ".venv",
-    ".quarto",
-    ".jupyter_cache",
-    "node_modules",
-    "__pycache__",
-    "notebooks",
-    "assignments",
-    "_assignments",
-    "tests",
-}
+NOT_COPIED = set(
+    ".git .venv .quarto .jupyter_cache node_modules __pycache__ notebooks "
+    "assignments _assignments tests".split()
+)
 
 
 # What Quarto, Pandoc and the Lua filters print when they warn, colours

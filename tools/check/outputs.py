@@ -196,41 +196,33 @@ def check_figure_outputs(root: Path) -> list[str]:
 def check_exported_figures(root: Path) -> list[str]:
     """Every fig- label has a 300-dpi PNG, an SVG and an index entry."""
     problems = []
-    parsed, _ = parsed_book(root)
-    index_path = root / "figures" / "README.md"
-    index = (
-        index_path.read_text(encoding="utf-8") if index_path.exists() else ""
-    )
-    for relative, qmd in parsed.items():
+    index = root / "figures" / "README.md"
+    index = index.read_text(encoding="utf-8") if index.exists() else ""
+    fix = f": run `{REGENERATE}`"
+    for relative, qmd in parsed_book(root)[0].items():
         for chunk in qmd.chunks():
             label = str(chunk.options.get("label", ""))
-            if label.startswith("fig-"):
-                problems += exported_figure_problems(root, relative, label)
-                if f"| {figure_export.index_files(label)} |" not in index:
+            if not label.startswith("fig-"):
+                continue
+            for suffix in figure_export.FORMATS:
+                path = root / "figures" / f"{label}.{suffix}"
+                if not path.exists():
                     problems.append(
-                        f"{relative}: figure '{label}' has no entry in "
-                        f"figures/README.md: run `{REGENERATE}`"
+                        f"{relative}: figure '{label}' has no exported "
+                        f"figures/{label}.{suffix}{fix}"
                     )
-    return problems
-
-
-def exported_figure_problems(root: Path, relative, label: str) -> list[str]:
-    """What is missing or wrong in one figure's exported files."""
-    problems = []
-    for suffix in figure_export.FORMATS:
-        path = root / "figures" / f"{label}.{suffix}"
-        if not path.exists():
-            problems.append(
-                f"{relative}: figure '{label}' has no exported "
-                f"figures/{label}.{suffix}: run `{REGENERATE}`"
-            )
-        elif suffix == "png":
-            dpi = figure_export.png_dpi(path)
-            if dpi is None or round(dpi) < figure_export.EXPORT_DPI:
+                elif suffix == "png" and not (
+                    round(figure_export.png_dpi(path) or 0)
+                    >= figure_export.EXPORT_DPI
+                ):
+                    problems.append(
+                        f"{relative}: figures/{label}.png is not a "
+                        f"{figure_export.EXPORT_DPI}-dpi export{fix}"
+                    )
+            if f"| {figure_export.index_files(label)} |" not in index:
                 problems.append(
-                    f"{relative}: figures/{label}.png is not a "
-                    f"{figure_export.EXPORT_DPI}-dpi export: run "
-                    f"`{REGENERATE}`"
+                    f"{relative}: figure '{label}' has no entry in "
+                    f"figures/README.md{fix}"
                 )
     return problems
 
