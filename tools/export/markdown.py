@@ -208,12 +208,8 @@ class Chapter:
             out[start - 2 :] = [f"> {line}".rstrip() for line in body] + [""]
         elif kind.startswith("fig-"):
             # The last paragraph of a figure div is its caption.
-            last = (
-                max(
-                    (i for i, s in enumerate(out) if not s.strip()), default=-1
-                )
-                + 1
-            )
+            blank = [i for i, line in enumerate(out) if not line.strip()]
+            last = blank[-1] + 1 if blank else 0
             number = self.number_text(kind, "Figure")
             out[last:] = [f"**{number}:** " + " ".join(out[last:])]
 

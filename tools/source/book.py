@@ -60,11 +60,8 @@ def book_files(root: Path) -> list[str]:
 
 def notebook_chapters(root: Path) -> list[str]:
     """Stems of the chapters that contain python code (one notebook each)."""
-    names = []
-    for path in sorted((root / "chapters").glob("[!_]*.qmd")):
-        if qmd_module.parse(path).chunks():
-            names.append(path.stem)
-    return names
+    files = chapter_files(root)
+    return [Path(f).stem for f in files if qmd_module.parse(root / f).chunks()]
 
 
 def notebook_path(root: Path, name: str, edition: str) -> Path:
@@ -76,12 +73,12 @@ def notebook_path(root: Path, name: str, edition: str) -> Path:
 def parsed_book(root: Path) -> tuple[dict, list[str]]:
     """Parse every `.qmd` of the book; return parsed files and problems."""
     parsed, problems = {}, []
-    partials = [
-        str(path.relative_to(root))
-        for path in sorted((root / "chapters").glob("_*.qmd"))
-    ]
-    paths = sorted({*book_files(root), *chapter_files(root), *partials})
-    for relative in paths:
+    everything = (root / "chapters").glob("*.qmd")  # partials too
+    files = {
+        *book_files(root),
+        *(str(p.relative_to(root)) for p in everything),
+    }
+    for relative in sorted(files):
         path = root / relative
         if not path.exists() or path.suffix != ".qmd":
             continue
