@@ -285,6 +285,3 @@ def check_no_answers_for_students(root: Path) -> list[str]:
                 and not occurs(secret, public)
             ]
     return problems
-
-
-CHECKS = [check_no_quarto_syntax, check_no_answers_for_students]
