@@ -1,11 +1,9 @@
-"""The graded assignments hold no answer.
+"""The graded assignments, as tools/assignments.py builds them.
 
-No line that only a solution contains or prints reaches a student notebook,
-an assignment or a rendered student page. tests/test_grading.py builds the
-assignments with `otter assign` and grades them with otter.
+tests/test_students.py shows that no answer reaches them;
+tests/test_grading.py builds them with `otter assign` and grades them.
 """
 
-import os
 import sys
 import time
 from datetime import datetime
@@ -14,10 +12,9 @@ from unittest import mock
 
 import nbformat
 import pytest
-from conftest import ROOT, copy_book
+from conftest import ROOT
 
 from tools import assignments
-from tools.check import leaks
 from tools.export import graded as graded_questions
 
 GRADED = assignments.graded_chapters()
@@ -25,62 +22,6 @@ GRADED = assignments.graded_chapters()
 
 def test_graded_chapters_are_the_four_with_code_exercises():
     assert GRADED == ["maths-and-code", "mechanics", "systems", "training"]
-
-
-def test_no_solution_text_in_student_artefacts():
-    assert not leaks.check_no_solution_leaks(ROOT)
-
-
-def test_a_planted_solution_line_is_found(tmp_path):
-    book = copy_book(tmp_path / "book")
-    (book / "assignments").mkdir()
-    for name in GRADED:
-        source = ROOT / "assignments" / f"{name}.ipynb"
-        (book / "assignments" / source.name).write_text(
-            source.read_text("utf-8"), encoding="utf-8"
-        )
-    assert not leaks.check_no_solution_leaks(book)
-    trace = leaks.solution_traces("systems", book)[0]
-    path = book / "assignments" / "systems.ipynb"
-    notebook = nbformat.read(path, 4)
-    notebook.cells[-1].source += "\n" + trace
-    nbformat.write(notebook, path)
-    problems = leaks.check_no_solution_leaks(book)
-    assert [p for p in problems if "assignments/systems.ipynb" in p]
-    # A printed value of a solution, on a rendered student page.
-    printed = next(
-        t for t in leaks.solution_traces("mechanics", book) if "[" in t
-    )
-    page = book / "_book" / "chapters" / "mechanics.html"
-    page.parent.mkdir(parents=True)
-    page.write_text(f"<p>{printed.replace('[', '&#91;')}</p>", "utf-8")
-    problems = leaks.check_no_solution_leaks(book)
-    found = [p for p in problems if "_book/chapters/mechanics.html" in p]
-    assert found and "older than" not in found[0]
-    # A page rendered before its chapter last changed says so.
-    chapter = book / "chapters" / "mechanics.qmd"
-    before = chapter.stat().st_mtime - 60
-    os.utime(page, (before, before))
-    problems = leaks.check_no_solution_leaks(book)
-    found = [p for p in problems if "_book/chapters/mechanics.html" in p]
-    assert "is older than chapters/mechanics.qmd: render" in found[0]
-
-
-def test_the_books_answer_check_covers_the_assignments(tmp_path):
-    from tools.check import notebooks as nbcheck
-
-    book = copy_book(tmp_path / "book")
-    (book / "assignments").mkdir()
-    source = ROOT / "assignments" / "mechanics.ipynb"
-    path = book / "assignments" / "mechanics.ipynb"
-    notebook = nbformat.read(source, 4)
-    nbformat.write(notebook, path)
-    assert not nbcheck.check_no_answers_for_students(book)
-    # A value the solution prints, planted in the assignment.
-    notebook.cells[-1].source += "\n# [0.07, 0.06, 0.081]"
-    nbformat.write(notebook, path)
-    problems = nbcheck.check_no_answers_for_students(book)
-    assert [p for p in problems if "assignments/mechanics.ipynb" in p]
 
 
 def defined_names(source: str) -> set[str]:
@@ -159,69 +100,45 @@ def fake_bundle(folder: Path, name: str = "mechanics") -> None:
     (autograder / f"{name}-autograder.zip").write_bytes(b"")
 
 
-def test_grading_reports_and_skips_what_it_cannot_grade(
+def test_a_class_is_graded_into_one_table_per_run(
     tmp_path, monkeypatch, capsys
 ):
+    # One folder per learner, each holding mechanics.ipynb, as collected;
+    # one that crashes otter, one missing: "not graded", and said.
     fake_bundle(tmp_path)
-    graded, crashed = tmp_path / "ada.ipynb", tmp_path / "bob.ipynb"
-    assignment = ROOT / "assignments" / "mechanics.ipynb"
-    for submission in (graded, crashed):
-        submission.write_text(assignment.read_text("utf-8"), "utf-8")
+    assignment = (ROOT / "assignments" / "mechanics.ipynb").read_text()
+    submissions = []
+    for learner in ("ada", "bob", "eve"):
+        (tmp_path / learner).mkdir()
+        submissions.append(tmp_path / learner / "mechanics.ipynb")
+    for path in submissions[:2]:
+        path.write_text(assignment, encoding="utf-8")
     monkeypatch.setattr(assignments, "BUNDLES", tmp_path)
     timeouts = []
 
     def otter_run(archive, submission, output, timeout):
         timeouts.append(timeout)
-        if submission == crashed:
+        if "bob" in str(submission):
             return {}, "NotJSONError: not a notebook"
         return {"gelu-ffn": 4}, "cells raised: NameError: x"
 
     monkeypatch.setattr(assignments, "otter_run", otter_run)
-    missing = tmp_path / "absent.ipynb"
-    table = assignments.grade("mechanics", [graded, crashed, missing], 1, 9)
-    rows = table.read_text(encoding="utf-8").splitlines()
-    assert rows == [
+    moment = mock.Mock(now=lambda: datetime(2030, 1, 2))
+    monkeypatch.setattr(assignments, "datetime", moment)
+    first = assignments.grade("mechanics", submissions, 2, 9)
+    assert first.read_text(encoding="utf-8").splitlines() == [
         "learner,gelu-ffn,total,notes",
-        "ada,4,4,cells raised: NameError: x",
-        "bob,not graded,not graded,NotJSONError: not a notebook",
-        "absent,not graded,not graded,no such file",
+        "ada-mechanics,4,4,cells raised: NameError: x",
+        "bob-mechanics,not graded,not graded,NotJSONError: not a notebook",
+        "eve-mechanics,not graded,not graded,no such file",
     ]
     assert timeouts == [9, 9]
     said = capsys.readouterr().err
-    assert "grade: bob: NotJSONError: not a notebook" in said
-    assert "grade: absent: no such file" in said
-
-
-def test_learners_are_named_by_their_files_and_runs_never_share(
-    tmp_path, monkeypatch
-):
-    # One folder per learner, each holding mechanics.ipynb, as collected.
-    fake_bundle(tmp_path)
-    submissions = []
-    for learner in ("alice", "bob"):
-        (tmp_path / learner).mkdir()
-        submissions.append(tmp_path / learner / "mechanics.ipynb")
-        submissions[-1].write_text(
-            (ROOT / "assignments" / "mechanics.ipynb").read_text("utf-8"),
-            encoding="utf-8",
-        )
-    monkeypatch.setattr(assignments, "BUNDLES", tmp_path)
-    monkeypatch.setattr(
-        assignments,
-        "otter_run",
-        lambda archive, submission, output, timeout: (
-            {"gelu-ffn": 4 if "alice" in str(submission) else 1},
-            "",
-        ),
-    )
-    moment = mock.Mock(now=lambda: datetime(2030, 1, 2))
-    monkeypatch.setattr(assignments, "datetime", moment)
-    first = assignments.grade("mechanics", submissions, jobs=2)
-    rows = first.read_text(encoding="utf-8").splitlines()[1:]
-    assert rows == ["alice-mechanics,4,4,", "bob-mechanics,1,1,"]
+    assert "grade: bob-mechanics: NotJSONError: not a notebook" in said
+    assert "grade: eve-mechanics: no such file" in said
     results = tmp_path / "mechanics" / "results" / "20300102-000000"
     assert sorted(p.name for p in results.iterdir()) == [
-        "alice-mechanics",
+        "ada-mechanics",
         "bob-mechanics",
     ]
     # A second run in the same second: a table and a folder of its own.
@@ -229,10 +146,8 @@ def test_learners_are_named_by_their_files_and_runs_never_share(
     assert first.name == "grades-20300102-000000.csv" and first.exists()
     assert second.name == "grades-20300102-000000-2.csv"
     assert (results.parent / "20300102-000000-2" / "mechanics").is_dir()
-    assert assignments.learners([Path("a/x.ipynb"), Path("a/x.ipynb")]) == [
-        "a-x",
-        "a-x-2",
-    ]
+    twice = [Path("a/x.ipynb"), Path("a/x.ipynb")]
+    assert assignments.learners(twice) == ["a-x", "a-x-2"]
 
 
 def test_explain_answers_are_collected_with_the_submission(tmp_path):
@@ -249,26 +164,20 @@ def test_explain_answers_are_collected_with_the_submission(tmp_path):
     assert answers.endswith("The weights, the biases and the config.")
 
 
-def test_a_chapter_without_graded_questions_builds_nothing(
-    tmp_path, monkeypatch
-):
+def test_building_or_grading_says_what_is_missing(tmp_path, monkeypatch):
     monkeypatch.setattr(assignments, "BUNDLES", tmp_path)
     for command in (assignments.build, assignments.bundle_archive):
         with pytest.raises(SystemExit, match="intuition has no graded"):
             command("intuition")
     assert not list(tmp_path.iterdir())
-
-
-def test_grading_says_what_is_missing(tmp_path, monkeypatch):
-    monkeypatch.setattr(assignments, "BUNDLES", tmp_path)
     submission = tmp_path / "a.ipynb"
-    submission.write_text("{}", encoding="utf-8")
-    with pytest.raises(SystemExit, match="tools.assignments build mech"):
-        assignments.grade("mechanics", [submission])
-    with pytest.raises(SystemExit, match="no chapter 'mechanic'"):
-        assignments.grade("mechanic", [submission])
-    with pytest.raises(SystemExit, match="at least one submitted notebook"):
-        assignments.grade("mechanics", [])
+    for name, submissions, said in [
+        ("mechanics", [submission], "tools.assignments build mech"),
+        ("mechanic", [submission], "no chapter 'mechanic'"),
+        ("mechanics", [], "at least one submitted notebook"),
+    ]:
+        with pytest.raises(SystemExit, match=said):
+            assignments.grade(name, submissions)
 
 
 def running(pid: int) -> bool:
@@ -280,9 +189,7 @@ def running(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def test_a_submission_that_never_ends_is_stopped_with_its_children(
-    tmp_path,
-):
+def test_a_submission_that_never_ends_is_stopped_with_its_children(tmp_path):
     child = tmp_path / "child.pid"
     loop = (
         "import subprocess, sys, time\n"

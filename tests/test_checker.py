@@ -1,6 +1,6 @@
 """The checks can fail: plant a mistake in a copy of the book, see it named.
 
-Each test copies the book, breaks one thing the way an author might, and
+Each case copies the book, breaks one thing the way an author might, and
 asserts that the matching check reports it with the file's name.
 """
 
@@ -12,266 +12,228 @@ from conftest import ROOT, copy_book
 
 from tools.check import lint as qmdcheck
 from tools.check import outputs as outputcheck
+from tools.export import notebook as convert
+from tools.source import qmd
 
 CHAPTER = "chapters/intuition.qmd"
+STUDENT = "notebooks/intuition.ipynb"
+INSTRUCTOR = "notebooks/instructor/intuition.ipynb"
 
 
 @pytest.fixture
 def book(tmp_path):
-    copy = copy_book(tmp_path / "book")
-    return copy
+    return copy_book(tmp_path / "book")
 
 
-def edit(book, relative, old, new, count=1):
-    path = book / relative
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"test set-up: {old!r} not in {relative}"
-    path.write_text(text.replace(old, new, count), encoding="utf-8")
+def lines(book):
+    return (book / CHAPTER).read_text(encoding="utf-8").count("\n")
 
 
-def append(book, relative, text):
-    path = book / relative
-    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+def append(text):
+    def plant(book):
+        path = book / CHAPTER
+        path.write_text(path.read_text("utf-8") + text, encoding="utf-8")
+
+    return plant
 
 
-def named(problems, fragment):
-    return [p for p in problems if fragment in p]
+def edit(relative, old, new):
+    def plant(book):
+        text = (book / relative).read_text(encoding="utf-8")
+        assert old in text, f"test set-up: {old!r} not in {relative}"
+        (book / relative).write_text(text.replace(old, new, 1), "utf-8")
+
+    return plant
 
 
-def test_missing_fig_alt_is_reported(book):
-    append(
-        book,
-        CHAPTER,
-        '\n```{python}\n#| label: fig-planted\n#| fig-cap: "A plot."\n'
-        "plt.plot([0, 1])\nplt.show()\n```\n",
-    )
-    problems = qmdcheck.check_figure_cells(book)
-    assert named(problems, CHAPTER)
-    assert named(problems, "fig-alt")
+def notebook(relative, change):
+    def plant(book):
+        cells = nbformat.read(book / relative, 4)
+        change(cells.cells)
+        nbformat.write(cells, book / relative)
+
+    return plant
 
 
-def test_unlabelled_figure_cell_is_reported(book):
-    append(book, CHAPTER, "\n```{python}\nplt.plot([0, 1])\nplt.show()\n```\n")
-    assert named(qmdcheck.check_figure_cells(book), "label: fig-")
+def first(cells, test):
+    return next(c for c in cells if test(c))
 
 
-def test_missing_citation_key_is_reported(book):
-    lines = (book / CHAPTER).read_text(encoding="utf-8").count("\n")
-    append(book, CHAPTER, "\n\nAs shown before [@nokey2020].\n")
-    problems = qmdcheck.check_citations(book)
-    assert named(problems, f"{CHAPTER}:{lines + 3}:")
-    assert named(problems, "@nokey2020")
+def output(**data):
+    return nbformat.v4.new_output("display_data", data=data)
 
 
-def test_unresolved_crossref_is_reported(book):
-    append(book, CHAPTER, "\nSee @fig-missing and @eq-nowhere.\n")
-    problems = qmdcheck.check_crossrefs(book)
-    assert named(problems, "@fig-missing") and named(problems, "@eq-nowhere")
-    assert all(CHAPTER in p for p in problems)
-
-
-def test_code_and_maths_are_not_mistaken_for_citations(book):
-    append(
-        book,
-        CHAPTER,
-        "\nIn code, `Y = X @ W` and `@dataclass`; in maths $a @b$; mail "
-        "someone@example.org.\n",
-    )
-    assert not qmdcheck.check_citations(book)
-
-
-def test_chapter_edited_without_regenerating_is_reported(book):
-    append(book, CHAPTER, "\nA sentence added after the last regeneration.\n")
-    problems = outputcheck.check_notebooks_in_sync(book)
-    assert named(problems, "notebooks/intuition.ipynb")
-    assert named(problems, "python -m tools.regenerate intuition")
-
-
-def test_folded_cell_shown_in_jupyter_is_reported(book):
-    # The figure style is folded on the website, so collapsed in Jupyter.
-    path = book / "notebooks" / "intuition.ipynb"
-    notebook = nbformat.read(path, 4)
-    style = next(c for c in notebook.cells if "label: style" in c.source)
+def unfold(cells):
+    style = first(cells, lambda c: "label: style" in c.source)
     assert style.metadata.pop("jupyter") == {"source_hidden": True}
-    nbformat.write(notebook, path)
-    problems = outputcheck.check_notebooks_in_sync(book)
-    assert named(problems, "notebooks/intuition.ipynb is out of date")
 
 
-def test_unclosed_chunk_names_file_and_line(book):
-    lines = (book / CHAPTER).read_text(encoding="utf-8").count("\n")
-    append(book, CHAPTER, "\n```{python}\nprint(1)\n")
-    problems = qmdcheck.check_fences(book)
-    assert named(problems, f"{CHAPTER}:{lines + 2}")
+def drift(cells):
+    cell = first(cells, lambda c: "label: residual-sum" in c.source)
+    cell.outputs[0]["text"] = "x + update = [1.5, 0.2]\n"
 
 
-def test_unclosed_div_names_file_and_line(book):
-    append(book, CHAPTER, "\n::: {.callout-note}\nNever closed.\n")
-    problems = qmdcheck.check_fences(book)
-    assert named(problems, CHAPTER) and named(problems, "never closed")
-
-
-def test_unformatted_code_is_reported(book):
-    append(book, CHAPTER, "\n```{python}\nvalues=[1,2 ,3]\n```\n")
-    problems = qmdcheck.check_ruff(book)
-    assert named(problems, CHAPTER) and named(problems, "ruff format")
-
-
-def test_lint_error_is_reported_with_its_line(book):
-    append(book, CHAPTER, "\n```{python}\nimport os\n```\n")
-    problems = qmdcheck.check_ruff(book)
-    assert named(problems, "F401")
-    assert named(problems, CHAPTER + ":")
-
-
-def test_chapter_missing_from_quarto_yml_is_reported(book):
-    (book / "chapters" / "extra.qmd").write_text("# Extra\n", encoding="utf-8")
-    problems = qmdcheck.check_quarto_files(book)
-    assert named(problems, "chapters/extra.qmd")
-
-
-def test_listed_file_that_does_not_exist_is_reported(book):
-    edit(book, "_quarto.yml", "chapters/systems.qmd", "chapters/gone.qmd")
-    problems = qmdcheck.check_quarto_files(book)
-    assert named(problems, "chapters/gone.qmd")
-
-
-def test_prose_number_that_drifted_is_reported(book):
-    edit(book, CHAPTER, "[1.5, 0.1]", "[1.5, 0.2]", count=1)
-    problems = outputcheck.check_prose_numbers(book)
-    assert named(problems, CHAPTER)
-
-
-def test_output_that_drifted_from_the_prose_is_reported(book):
-    path = book / "notebooks" / "instructor" / "intuition.ipynb"
-    notebook = nbformat.read(path, 4)
-    for cell in notebook.cells:
-        if "label: residual-sum" in cell.source:
-            cell.outputs[0]["text"] = "x + update = [1.5, 0.2]\n"
-    nbformat.write(notebook, path)
-    problems = outputcheck.check_prose_numbers(book)
-    assert named(problems, "residual-sum")
-
-
-@pytest.mark.parametrize("suffix", ["png", "svg"])
-def test_missing_exported_figure_is_reported(book, suffix):
-    figure = next((book / "figures").glob(f"fig-*.{suffix}"))
-    figure.unlink()
-    problems = outputcheck.check_exported_figures(book)
-    assert named(problems, f"figures/{figure.name}")
-
-
-def test_screen_resolution_export_is_reported(book):
-    # The notebook's own 100-dpi PNG copied over the print export.
-    path = book / "notebooks" / "instructor" / "intuition.ipynb"
-    images = [
-        output["data"]["image/png"]
-        for cell in nbformat.read(path, 4).cells
-        if "label: fig-prenorm-block" in cell.source
-        for output in cell.outputs
-        if "image/png" in output.get("data", {})
-    ]
-    data = images[0]
-    figure = book / "figures" / "fig-prenorm-block.png"
-    figure.write_bytes(base64.b64decode(data))
-    problems = outputcheck.check_exported_figures(book)
-    assert named(problems, "fig-prenorm-block.png is not a 300-dpi")
-
-
-def test_figure_missing_from_the_index_is_reported(book):
-    edit(book, "figures/README.md", "[`fig-prenorm-block.svg`]", "[`x.svg`]")
-    problems = outputcheck.check_exported_figures(book)
-    assert named(problems, "'fig-prenorm-block' has no entry")
-
-
-def test_warning_in_a_notebook_is_reported(book):
-    path = book / "notebooks" / "intuition.ipynb"
-    notebook = nbformat.read(path, 4)
-    code = next(c for c in notebook.cells if c.cell_type == "code")
-    code.outputs.append(
+def stderr(cells):
+    cell = first(cells, lambda c: c.cell_type == "code")
+    cell.outputs.append(
         nbformat.v4.new_output("stream", name="stderr", text="UserWarning\n")
     )
-    nbformat.write(notebook, path)
-    problems = outputcheck.check_clean_outputs(book)
-    assert named(problems, "notebooks/intuition.ipynb")
+
+
+def student_output(cells):
+    cell = first(cells, lambda c: c.get("outputs"))
+    cell.outputs[0]["text"] = "what the instructor edition never said\n"
+
+
+def svg(cells):
+    cell = first(cells, lambda c: "label: fig-" in c.source)
+    cell.outputs.append(output(**{"image/svg+xml": "<svg></svg>"}))
+
+
+def unlabelled_image(cells):
+    cell = first(
+        cells, lambda c: c.cell_type == "code" and "fig-" not in c.source
+    )
+    cell.outputs.append(output(**{"image/png": "iVBOR"}))
+
+
+def screen_resolution(book):
+    # The notebook's own 100-dpi PNG copied over the print export.
+    cells = nbformat.read(book / INSTRUCTOR, 4).cells
+    cell = first(cells, lambda c: "label: fig-prenorm-block" in c.source)
+    data = first(cell.outputs, lambda o: "image/png" in o.get("data", {}))
+    png = base64.b64decode(data["data"]["image/png"])
+    (book / "figures" / "fig-prenorm-block.png").write_bytes(png)
+
+
+def unlink(name):
+    return lambda book: (book / "figures" / name).unlink()
+
+
+EXERCISE = "\n::: {#exr-planted}\n## A task\n*Explain · 5 min*\n\nWhy?\n:::\n"
+SOLUTION = """
+::: {.content-visible when-profile="instructor"}
+::: {.solution}
+```{python}
+solution_planted = 1
+```
+:::
+:::
+"""
+UNGUARDED = "\n::: {.solution}\nBecause.\n:::\n"
+FIGURE = '\n```{python}\n#| label: fig-x\n#| fig-cap: "A plot."\nplt.show()\n'
+PLANTS = [
+    # What is planted, the check that must report it, what it says.
+    (append(FIGURE + "```\n"), "figure_cells", "'fig-x' has no fig-alt"),
+    (append("\n```{python}\nplt.show()\n```\n"), "figure_cells", "fig-..."),
+    (append("\n\nAs shown [@nokey2020].\n"), "citations", "{3}: cites @nok"),
+    (append("\nSee @fig-missing.\n"), "crossrefs", "{2}: @fig-missing"),
+    (append("\nAnd @Eq-nowhere.\n"), "crossrefs", "{2}: @Eq-nowhere"),
+    (append("\n```{python}\nprint(1)\n"), "fences", "{2}: python chunk"),
+    (append("\n::: {.callout-note}\n"), "fences", "{2}: fenced div"),
+    (append("\n## A\n\n#### Deep\n"), "headings", "{4}: heading level 4"),
+    (append("\nIt adds. It does not.\n"), "one_sentence_per_line", "{2}"),
+    (
+        lambda book: (book / "chapters/extra.qmd").write_text("# Extra\n"),
+        "quarto_files",
+        "chapters/extra.qmd: not listed",
+    ),
+    (
+        edit("_quarto.yml", "chapters/systems.qmd", "chapters/gone.qmd"),
+        "quarto_files",
+        "lists chapters/gone.qmd",
+    ),
+    (append("\nA sentence more.\n"), "notebooks_in_sync", f"{STUDENT} is"),
+    (notebook(STUDENT, unfold), "notebooks_in_sync", f"{STUDENT} is out"),
+    (
+        edit(CHAPTER, "[1.5, 0.1]", "[1.5, 0.2]"),
+        "prose_numbers",
+        f"{CHAPTER}: prose-numbers lists '[1.5, 0.2]'",
+    ),
+    (notebook(INSTRUCTOR, drift), "prose_numbers", "'residual-sum' prints"),
+    (unlink("fig-prenorm-block.png"), "exported_figures", "no exported"),
+    (unlink("fig-prenorm-block.svg"), "exported_figures", "no exported"),
+    (screen_resolution, "exported_figures", "png is not a 300-dpi"),
+    (
+        edit("figures/README.md", "[`fig-prenorm-block.svg`]", "[`x.svg`]"),
+        "exported_figures",
+        "'fig-prenorm-block' has no entry",
+    ),
+    (notebook(STUDENT, stderr), "clean_outputs", f"{STUDENT}: cell"),
+    (notebook(STUDENT, student_output), "editions_agree", f"{STUDENT}: cell"),
+    (append(EXERCISE), "every_exercise_has_a_solution", "exr-planted has"),
+    (append(EXERCISE + UNGUARDED), "solutions_guarded", "a .solution div"),
+    (
+        append(EXERCISE + SOLUTION + "\n```{python}\nsolution_x = 1\n```\n"),
+        "solutions_guarded",
+        "code defining a solution_... name",
+    ),
+    (notebook(INSTRUCTOR, svg), "figure_outputs", "outputs SVG"),
+    (notebook(INSTRUCTOR, unlabelled_image), "figure_outputs", "without a"),
+]
+
+
+@pytest.mark.parametrize("plant, check, said", PLANTS)
+def test_a_planted_mistake_is_reported(book, plant, check, said):
+    said = said.format(*[f"{CHAPTER}:{lines(book) + n}" for n in range(6)])
+    plant(book)
+    module = qmdcheck if hasattr(qmdcheck, f"check_{check}") else outputcheck
+    problems = getattr(module, f"check_{check}")(book)
+    assert [p for p in problems if said in p], problems
+
+
+@pytest.mark.parametrize(
+    "check, text",
+    [
+        (
+            qmdcheck.check_citations,
+            "\nIn code, `Y = X @ W` and `@dataclass`; in maths $a @b$; mail "
+            "someone@example.org.\n",
+        ),
+        (
+            qmdcheck.check_headings,
+            "\n## A section\n\n::: {#exr-x}\n## Title\n:::\n",
+        ),
+        (qmdcheck.check_solutions_guarded, EXERCISE + SOLUTION),
+        (qmdcheck.check_every_exercise_has_a_solution, EXERCISE + SOLUTION),
+        (
+            qmdcheck.check_one_sentence_per_line,
+            "\n1. Compute it, e.g. By hand.\n2. Then check.\n"
+            "\n1. Which?\n   a. That one.\n   b. This one.\n",
+        ),
+    ],
+)
+def test_what_looks_like_a_mistake_is_not_reported(book, check, text):
+    append(text)(book)
+    assert not check(book)
+
+
+@pytest.mark.parametrize(
+    "code, found",
+    [("values=[1,2 ,3]", "ruff format"), ("import os", "ruff F401")],
+)
+def test_ruff_findings_name_the_chapter_line(book, code, found):
+    line = lines(book) + 3
+    append(f"\n```{{python}}\n{code}\n```\n")(book)
+    converted = convert.to_notebook(qmd.parse(book / CHAPTER), "instructor")
+    nbformat.write(converted, book / INSTRUCTOR)
+    problems = qmdcheck.check_ruff(book)
+    assert [p for p in problems if f"{CHAPTER}:{line}: {found}" in p]
 
 
 def test_changed_expected_value_fails_nbval(pytester):
     """nbval, as the suite runs it, fails on a changed printed value."""
-    notebook = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("print(6 * 7)", execution_count=1)
     cell.outputs = [nbformat.v4.new_output("stream", text="41\n")]
-    notebook.cells = [cell]
-    notebook.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nbformat.write(notebook, pytester.path / "planted.ipynb")
+    kernel = {"name": "python3", "display_name": "Python 3"}
+    planted = nbformat.v4.new_notebook(cells=[cell])
+    planted.metadata["kernelspec"] = {**kernel, "language": "python"}
+    nbformat.write(planted, pytester.path / "planted.ipynb")
     # The suite's own options, in this process: no second interpreter.
+    config = ["-c", str(ROOT / "pyproject.toml"), "--rootdir"]
     result = pytester.runpytest_inprocess(
-        "-c",
-        str(ROOT / "pyproject.toml"),
-        "--rootdir",
-        str(pytester.path),
-        "-n",
-        "0",
-        "planted.ipynb",
+        *config, str(pytester.path), "-n", "0", "planted.ipynb"
     )
     assert result.ret == 1, result.stdout.str()[-2000:]
-    output = result.stdout.str()
-    assert "planted.ipynb" in output
-    assert "41" in output and "42" in output
-
-
-def test_skipped_heading_level_is_reported(book):
-    append(book, CHAPTER, "\n## A section\n\n#### Too deep\n")
-    problems = qmdcheck.check_headings(book)
-    assert named(problems, CHAPTER) and named(problems, "level 4 follows")
-
-
-def test_headings_inside_exercise_divs_are_allowed(book):
-    append(book, CHAPTER, "\n## A section\n\n::: {#exr-x}\n## Title\n:::\n")
-    assert not qmdcheck.check_headings(book)
-
-
-def test_two_sentences_on_one_line_are_reported(book):
-    append(book, CHAPTER, "\nThe block adds. It does not concatenate.\n")
-    problems = qmdcheck.check_one_sentence_per_line(book)
-    assert named(problems, CHAPTER) and named(problems, "one sentence")
-
-
-def test_list_numbers_and_abbreviations_are_not_sentences(book):
-    append(book, CHAPTER, "\n1. Compute it, e.g. By hand.\n2. Then check.\n")
-    append(book, CHAPTER, "\n1. Which?\n   a. That one.\n   b. This one.\n")
-    assert not qmdcheck.check_one_sentence_per_line(book)
-
-
-def test_svg_output_is_reported(book):
-    path = book / "notebooks" / "instructor" / "intuition.ipynb"
-    notebook = nbformat.read(path, 4)
-    cell = next(c for c in notebook.cells if "label: fig-" in c.source)
-    cell.outputs.append(
-        nbformat.v4.new_output(
-            "display_data", data={"image/svg+xml": "<svg></svg>"}
-        )
-    )
-    nbformat.write(notebook, path)
-    problems = outputcheck.check_figure_outputs(book)
-    assert named(problems, "SVG") and named(problems, CHAPTER)
-
-
-def test_image_from_an_unlabelled_cell_is_reported(book):
-    path = book / "notebooks" / "instructor" / "intuition.ipynb"
-    notebook = nbformat.read(path, 4)
-    cell = next(
-        c
-        for c in notebook.cells
-        if c.cell_type == "code" and "label: fig-" not in c.source
-    )
-    cell.outputs.append(
-        nbformat.v4.new_output("display_data", data={"image/png": "iVBOR"})
-    )
-    nbformat.write(notebook, path)
-    problems = outputcheck.check_figure_outputs(book)
-    assert named(problems, "without a '#| label: fig-")
+    said = result.stdout.str()
+    assert "planted.ipynb" in said and "41" in said and "42" in said

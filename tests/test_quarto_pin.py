@@ -73,95 +73,75 @@ def project(tmp_path):
 
 def choose(project, *path, quarto=None, installs=None):
     """Run tools/quarto.sh with only path (and the commands) on PATH."""
-    environment = {
-        "PATH": os.pathsep.join(
-            [*map(str, path), str(project.parent / "system")]
-        ),
-        "TMPDIR": str(project.parent),
-        "FAKE_INSTALLS": installs or "",
-    }
-    if quarto is not None:
-        environment["QUARTO"] = str(quarto)
-    result = subprocess.run(
-        [shutil.which("bash"), project / "tools" / "quarto.sh"],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=30,
+    folders = [*path, project.parent / "system"]
+    environment = {"PATH": os.pathsep.join(map(str, folders))}
+    environment |= {"TMPDIR": str(project.parent)}
+    environment |= {"FAKE_INSTALLS": installs or ""}
+    environment |= {"QUARTO": str(quarto)} if quarto else {}
+    script = [shutil.which("bash"), project / "tools" / "quarto.sh"]
+    result = subprocess.run(script, env=environment, capture_output=True)
+    result.stdout, result.stderr = (
+        result.stdout.decode(),
+        result.stderr.decode(),
     )
     pip = project / ".venv" / "pip.log"
     calls = pip.read_text().splitlines() if pip.exists() else []
     return result, calls
 
 
-@pytest.mark.parametrize("version", [PIN, "1.11.0", "2.0.0", "99.9.9-dev"])
-def test_quarto_on_path_at_least_the_pin_is_used(project, version):
-    quarto = fake_quarto(project.parent / "opt", version)
-    result, pip = choose(project, quarto.parent)
+@pytest.mark.parametrize(
+    "on_path, variable, chosen, skipped",
+    [
+        ([PIN], None, 0, None),
+        (["1.11.0"], None, 0, None),
+        (["99.9.9-dev"], None, 0, None),
+        # Versions compare part by part: 1.10.2 is older than 1.10.19.
+        (["1.10.2", PIN], None, 1, 0),
+        (["0.99.999", PIN], None, 1, 0),
+        (["1.11.0"], "1.5.57", "variable", None),  # $QUARTO wins
+    ],
+)
+def test_the_first_quarto_new_enough_is_used(
+    project, on_path, variable, chosen, skipped
+):
+    found = [
+        fake_quarto(project.parent / f"q{n}", version)
+        for n, version in enumerate(on_path)
+    ]
+    mine = variable and fake_quarto(project.parent / "mine", variable)
+    result, pip = choose(project, *[q.parent for q in found], quarto=mine)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == f"{quarto}\n"
+    assert result.stdout == f"{mine if mine else found[chosen]}\n"
+    if skipped is not None:
+        assert f"skipping {found[skipped]}, older than" in result.stderr
     assert pip == []
 
 
-@pytest.mark.parametrize("old", ["1.9.38", "1.10.2", "0.99.999"])
-def test_quarto_on_path_older_than_the_pin_is_replaced(project, old):
-    """1.10.2 is older than 1.10.19: versions compare part by part."""
-    quarto = fake_quarto(project.parent / "old", old)
-    newer = fake_quarto(project.parent / "new", PIN)
-    result, pip = choose(project, quarto.parent, newer.parent)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == f"{newer}\n", "the first new enough on PATH"
-    assert f"skipping {quarto}, older than" in result.stderr
-    assert pip == []
-
-
-def test_pinned_quarto_is_installed_into_venv(project):
+def test_pinned_quarto_is_installed_into_venv_once(project):
     old = fake_quarto(project.parent / "old", "1.6.40")
     result, pip = choose(project, old.parent, installs=f"echo {PIN}")
     assert result.returncode == 0, result.stderr
     assert result.stdout == f"{project / '.venv' / 'bin' / 'quarto'}\n"
-    # Only quarto-cli, as pinned: its dependencies stay as requirements.txt
-    # has them.
-    assert len(pip) == 1
-    assert pip[0].startswith("install ")
+    # Only quarto-cli, as pinned: requirements.txt pins its dependencies.
+    assert len(pip) == 1 and pip[0].startswith("install ")
     assert "--no-deps -r requirements-render.txt" in pip[0]
-    # Installed once: the next run finds it in .venv.
     again, pip = choose(project, old.parent, installs=f"echo {PIN}")
-    assert again.stdout == result.stdout
-    assert len(pip) == 1
-
-
-def test_quarto_variable_overrides_path(project):
-    new = fake_quarto(project.parent / "new", "1.11.0")
-    mine = fake_quarto(project.parent / "mine", "1.5.57")
-    result, pip = choose(project, new.parent, quarto=mine)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == f"{mine}\n"
-    assert pip == []
-
-
-def venv_files(project) -> list[str]:
-    venv = project / ".venv"
-    return sorted(
-        str(path.relative_to(venv))
-        for path in venv.rglob("*")
-        if path.name != "pip.log"
-    )
+    assert again.stdout == result.stdout and len(pip) == 1
 
 
 def test_failed_install_says_how_to_install_by_hand(project):
-    before = venv_files(project)
+    installed = project / ".venv" / "bin"
+    before = sorted(installed.iterdir())
     result, pip = choose(project)
     assert result.returncode == 2
     assert result.stdout == ""
     assert "quarto.org/docs/get-started" in result.stderr
     assert "bash tools/test.sh" in result.stderr
-    assert venv_files(project) == before, ".venv changed"
     # A quarto that installs but does not run is taken out again.
     result, pip = choose(project, installs="exit 1")
     assert result.returncode == 2
     assert [call.split()[0] for call in pip[-2:]] == ["install", "uninstall"]
-    assert venv_files(project) == before, ".venv changed"
+    assert sorted(installed.iterdir()) == before, ".venv changed"
 
 
 def test_pin_is_written_once():
@@ -192,6 +172,8 @@ def test_pin_is_written_once():
 def test_render_runs_the_chosen_quarto():
     script = (ROOT / "tools" / "render.sh").read_text(encoding="utf-8")
     assert "$(bash tools/quarto.sh)" in script
+    # tools/render_book.py renders and fails on Quarto's warnings.
+    assert 'python -m tools.render_book "$QUARTO" "$@"' in script
     bare = re.findall(
         r"^[^#\n]*(?<![\w$/\"])quarto (?:render|preview)", script, re.M
     )
@@ -203,9 +185,7 @@ def test_book_render_0_hides_quarto_from_the_tests(monkeypatch, tmp_path):
     runs it: BOOK_RENDER=0 leaves the render and site-check tests out."""
     import conftest
 
-    fake = tmp_path / "quarto"
-    fake.write_text("#!/bin/sh\n")
-    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    fake = write_executable(tmp_path / "quarto", "#!/bin/sh\n")
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.delenv("BOOK_RENDER", raising=False)
     assert conftest.quarto() == str(fake)

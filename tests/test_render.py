@@ -31,8 +31,7 @@ from conftest import (
 
 from tools import render_book
 from tools.check import frozen as freeze
-from tools.check import notebooks as nbcheck
-from tools.check import render_log
+from tools.check import students as nbcheck
 from tools.export.figures import same_picture
 from tools.source import book as bookfiles
 from tools.source import links, qmd
@@ -84,7 +83,7 @@ def instructor(tmp_path_factory):
 def test_book_renders_without_warnings(rendered):
     copy, log, code = rendered
     assert code == 0, log[-4000:]
-    warnings = render_log.warnings(log)
+    warnings = render_book.warnings(log)
     assert not warnings, "\n".join(warnings)
     assert (copy / "_book" / "index.html").exists()
 
@@ -93,7 +92,7 @@ def test_book_renders_without_warnings(rendered):
 def test_instructor_edition_renders_without_warnings(instructor):
     site, log, code = instructor
     assert code == 0, log[-4000:]
-    warnings = render_log.warnings(log)
+    warnings = render_book.warnings(log)
     assert not warnings, "\n".join(warnings)
     assert (site / PDF).is_file(), f"{site.name}/{PDF} was not made"
 
@@ -431,60 +430,12 @@ def test_rendered_site_passes_the_site_check(rendered):
 
 @needs_quarto
 def test_student_site_contains_no_solution(rendered):
-    """The rendered student pages and search index carry no solution text."""
+    """The rendered student pages and search index carry no answer (the
+    one check of every student artefact, tools/check/students.py)."""
     copy, log, code = rendered
     assert code == 0, log[-4000:]
-    pages = "\n".join(
-        path.read_text(encoding="utf-8", errors="replace")
-        for pattern in ("*.html", "*.json")
-        for path in (copy / "_book").rglob(pattern)
-    )
-    # Text as a reader sees it: tags (syntax highlighting splits code into
-    # spans) removed, entities decoded, white space folded.
-    site = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", pages)).split())
-    words = re.compile(r"[A-Za-z]+(?:[ ,]+[A-Za-z]+){6,}")
-    for name in bookfiles.notebook_chapters(copy):
-        parsed = qmd.parse(copy / "chapters" / f"{name}.qmd")
-        for text in parsed.solutions():
-            for phrase in words.findall(text):
-                phrase = " ".join(phrase.split())
-                assert phrase not in site, (
-                    f"_book: solution text from chapters/{name}.qmd "
-                    f"reached the student site: {phrase!r}"
-                )
-
-
-# Without Quarto: the warning lines Quarto and pandoc print (see
-# shared/quarto-facts.md and quarto-cli's filters/common/log.lua), in
-# colour as a terminal gets them, and lines that only look alike.
-WARNINGS = [
-    "[WARNING] Citeproc: citation nokey2020 not found",
-    "\x1b[33mWARN: chapters/b.html: Unable to resolve crossref @fig-x\x1b[39m",
-    "\x1b[33mWARNING (crossref.lua:12) Unable to resolve crossref @eq-y",
-    "WARNING: a Lua filter's warning",
-    "(W) another Lua filter's warning",
-]
-NOT_WARNINGS = [
-    "[IPKernelApp] WARNING | Kernel is running over TCP without encryption.",
-    "Output created: _book/index.html",
-    "A WARNINGS section in a chapter's prose",
-]
-
-
-def test_render_log_finds_each_kind_of_warning():
-    log = "\n".join([*NOT_WARNINGS, *WARNINGS])
-    assert render_log.warnings(log) == [
-        render_log.ANSI.sub("", line) for line in WARNINGS
-    ]
-
-
-def test_render_log_command_fails_on_a_warning(tmp_path, capsys):
-    log = tmp_path / "render.log"
-    log.write_text("\n".join(NOT_WARNINGS), encoding="utf-8")
-    assert render_log.main([str(log)]) == 0
-    log.write_text("\n".join([*NOT_WARNINGS, WARNINGS[2]]), encoding="utf-8")
-    assert render_log.main([str(log)]) == 1
-    assert "Unable to resolve crossref @eq-y" in capsys.readouterr().err
+    problems = nbcheck.check_no_answers_for_students(copy)
+    assert not problems, "\n".join(problems)
 
 
 # Without Quarto: Quarto's frozen results (_freeze/) match the chapters.

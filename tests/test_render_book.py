@@ -69,6 +69,7 @@ def book(tmp_path):
 
 def test_website_here_and_pdf_in_a_copy(book):
     root, quarto = book
+    (root / "chapters" / "kept_files").mkdir()
     code, log = render_book.render(quarto, [], root=root, echo=False)
     assert code == 0, log
     assert "rendered html" in log and "rendered typst" in log
@@ -76,22 +77,11 @@ def test_website_here_and_pdf_in_a_copy(book):
     assert not (root / "ran-typst").exists(), "the PDF was made in the book"
     assert (root / "_book" / "index.html").is_file()
     assert (root / "_book" / PDF).read_text() == "%PDF"
-
-
-def test_frozen_typst_results_come_back(book):
-    root, quarto = book
-    render_book.render(quarto, [], root=root, echo=False)
+    # The PDF's frozen results come back; staged figures go.
     frozen = root / "_freeze" / "chapters" / "a"
     assert (frozen / "execute-results" / "typ.json").read_text() == "new"
     assert (frozen / "execute-results" / "html.json").read_text() == "html"
-    figures = sorted(p.name for p in (frozen / "figure-typst").iterdir())
-    assert figures == ["f.svg"]
-
-
-def test_staged_figures_are_removed(book):
-    root, quarto = book
-    (root / "chapters" / "kept_files").mkdir()
-    render_book.render(quarto, [], root=root, echo=False)
+    assert [p.name for p in (frozen / "figure-typst").iterdir()] == ["f.svg"]
     assert not (root / "chapters" / "a_files").exists()
     assert (root / "chapters" / "kept_files").is_dir()
 
@@ -127,10 +117,21 @@ def test_a_warning_in_either_format_fails(book, monkeypatch, capsys, to):
     assert "Unable to resolve crossref @fig-x" in capsys.readouterr().err
 
 
-def test_render_sh_uses_render_book_for_the_whole_book():
-    script = (render_book.ROOT / "tools" / "render.sh").read_text("utf-8")
-    call = 'exec .venv/bin/python -m tools.render_book "$QUARTO" "$@"'
-    assert call in script
+@pytest.mark.parametrize(
+    "line, warns",
+    [
+        ("[WARNING] Citeproc: citation nokey2020 not found", True),
+        ("\x1b[33mWARN: chapters/b.html: Unable to resolve crossref", True),
+        ("\x1b[33mWARNING (crossref.lua:12) Unable to resolve @eq-y", True),
+        ("WARNING: a Lua filter's warning", True),
+        ("(W) another Lua filter's warning", True),
+        ("[IPKernelApp] WARNING | Kernel is running over TCP", False),
+        ("A WARNINGS section in a chapter's prose", False),
+    ],
+)
+def test_each_kind_of_warning_is_found(line, warns):
+    found = render_book.warnings(f"Output created: _book/index.html\n{line}")
+    assert found == ([render_book.ANSI.sub("", line)] if warns else [])
 
 
 def test_one_page_is_rendered_as_asked(book, monkeypatch):

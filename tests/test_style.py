@@ -20,18 +20,14 @@ def style_cells():
     return cells
 
 
-def test_every_chapter_opens_with_the_style_cell():
-    for name, chunk in style_cells().items():
+def test_every_chapter_opens_with_the_same_style_cell():
+    cells = style_cells()
+    first_name, first = next(iter(cells.items()))
+    for name, chunk in cells.items():
         assert chunk is not None and chunk.options.get("label") == "style", (
             f"chapters/{name}.qmd: the first code cell must be the shared "
             "style cell ('#| label: style')"
         )
-
-
-def test_style_cells_are_identical():
-    cells = style_cells()
-    first_name, first = next(iter(cells.items()))
-    for name, chunk in cells.items():
         assert chunk.source == first.source, (
             f"chapters/{name}.qmd: its style cell differs from the one in "
             f"chapters/{first_name}.qmd; copy it exactly"

@@ -3,14 +3,10 @@
     python -m tools.assignments build [chapter ...]  # autograder bundles
     python -m tools.assignments grade CHAPTER SUBMISSION.ipynb ...  # CSV
 
-`otter assign` turns each chapter's "master" notebook (the student cells,
-each graded question's solution and its tests from graded_questions.py)
-into `assignments/<chapter>.ipynb` (written by tools/regenerate.py: public
-tests only) and, with `build`, the instructor's bundle in
-`_assignments/<chapter>/dist/autograder/` (solutions, every test, the zip).
-
-otter-grader builds and grades (`otter assign`, its local grading); added
-here: a class in one table, each named by file, with a time limit.
+`otter assign` turns each chapter's master notebook (student cells, each
+question's solution and tests) into `assignments/<chapter>.ipynb` and, with
+`build`, the bundle in `_assignments/<chapter>/dist/autograder/`. Added to
+otter: a class graded into one table, with a time limit per notebook.
 """
 
 from __future__ import annotations

@@ -3,26 +3,13 @@
     .venv/bin/python -m tools.benchmark            # the test command
     .venv/bin/python -m tools.benchmark --render   # and the render command
 
-One run of each, side by side (timings on this shared two-core machine
-vary by a tenth to a half from run to run: compare lines of one report):
-
-- plain execution: every notebook the suite re-executes, each top to
-  bottom in a fresh kernel (nbclient), two at a time; with the slowest
-  cells and each chapter's time, against the budgets (a cell 2 s, a
-  chapter 60 s);
-- the test command as CI runs it (pytest, BOOK_RENDER=0: no Quarto), and
-  its ratio to plain execution (the budget is 1.3);
-- with `--render`, the render command on a fresh clone of the last commit
-  (`bash tools/render.sh`: both formats side by side, tools/render_book.py),
-  then the same without that: one `quarto render` of both formats. An
-  optimisation stays only where it saves at least a fifth of its command
-  (on 2026-12-04: 16.6 s against 29.1 s. Colouring the code after the
-  render saved 19.4 to 16.6 s, a seventh, and was removed).
-
-A benchmark, not a test: it asserts nothing.
-
-hyperfine times whole commands; this also times each notebook and cell
-against the budgets, and the suite beside plain execution, in one run.
+One run: plain execution of every notebook the suite re-executes (two at a
+time, with the slowest cells), the test command (pytest, BOOK_RENDER=0) and
+its ratio to plain execution (budget 1.3); with `--render`, a cold render
+of a fresh clone with `bash tools/render.sh` (both formats side by side)
+and with one `quarto render`. An optimisation stays only where it saves a
+fifth of its command. hyperfine times whole commands; this also times each
+notebook and cell. Timings on a shared machine vary: compare one report.
 """
 
 from __future__ import annotations
@@ -96,10 +83,7 @@ def fresh_clone(folder: Path) -> Path:
 
 RENDERS = {
     "bash tools/render.sh": ["bash", "tools/render.sh"],
-    "  without side by side (one `quarto render`)": [
-        "quarto",
-        "render",
-    ],
+    "  without side by side (one `quarto render`)": ["quarto", "render"],
 }
 
 

@@ -1,25 +1,14 @@
-"""Regenerate the reference notebooks and exported figures from the chapters.
+"""Regenerate the notebooks, figures and assignments from the chapters.
 
     python -m tools.regenerate            # every chapter, both editions
     python -m tools.regenerate mechanics  # one chapter (by file stem)
 
-For each `chapters/<name>.qmd` this first rewrites the chapter's notebook
-and source links from `book: repo-url` in `_quarto.yml`
-(tools/source/links.py),
-then writes
-
-- `notebooks/<name>.ipynb`: the student edition (no worked solutions),
-- `notebooks/instructor/<name>.ipynb`: the instructor edition,
-
-each executed top to bottom in a fresh kernel and saved with its outputs.
-While the instructor edition executes, every labelled figure is saved to
-`figures/<label>.png` (300 dpi) and `figures/<label>.svg`
-(tools/export/figures.py); last, `figures/README.md`, the index of captions
-and alt text, is rewritten, and the student assignment
-`assignments/<name>.ipynb` of each chapter with graded exercises is written
-(tools/assignments.py, with otter-grader). Running it twice gives
-byte-identical files.
-Outputs are never edited by hand: edit the chapter and run this again.
+For each chapter: its links (tools/source/links.py), then
+`notebooks/<name>.ipynb` (student) and `notebooks/instructor/<name>.ipynb`,
+each executed in a fresh kernel, the instructor run exporting the figures
+(tools/export/figures.py); then figures/README.md and each graded
+chapter's `assignments/<name>.ipynb` (tools/assignments.py). Running it
+twice gives byte-identical files; never edit them by hand.
 """
 
 from __future__ import annotations
@@ -39,38 +28,22 @@ from tools.export import figures as figure_export
 from tools.export import notebook as convert
 from tools.source import links
 from tools.source import qmd as qmd_module
-from tools.source.book import (
-    ONE_THREAD,
-    REGENERATE,
-    ROOT,
-    notebook_chapters,
-)
+from tools.source.book import ONE_THREAD, REGENERATE, ROOT, notebook_chapters
 from tools.source.book import notebook_path as _notebook_path
 
 CHAPTERS = ROOT / "chapters"
-NOTEBOOKS = ROOT / "notebooks"
 FIGURES = ROOT / "figures"
-
-# Thread counts change the order of float reductions; one thread everywhere
-# keeps generated outputs and nbval's re-execution comparable.
 
 
 def notebook_path(name: str, edition: str) -> Path:
     return _notebook_path(ROOT, name, edition)
 
 
-def chapter_names() -> list[str]:
-    """Chapters with python code; prose-only pages get no notebook."""
-    return notebook_chapters(ROOT)
-
-
 def execute(
     notebook: nbformat.NotebookNode, source: Path, export: bool = False
 ) -> float:
-    """Run every cell in a fresh kernel; return the wall time in seconds.
-
-    With `export`, every labelled figure is also saved into figures/.
-    """
+    """Run every cell in a fresh kernel (one thread: outputs must not
+    depend on it); with `export`, save the labelled figures too."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
@@ -80,7 +53,7 @@ def execute(
         timeout=300,
         kernel_name="python3",
         record_timing=False,
-        resources={"metadata": {"path": str(NOTEBOOKS)}},
+        resources={"metadata": {"path": str(ROOT / "notebooks")}},
     )
     drawn = Path(tempfile.mkdtemp(prefix="book-figures-")) if export else None
     if drawn:
@@ -98,12 +71,6 @@ def execute(
     return time.perf_counter() - started
 
 
-def write_notebook(notebook: nbformat.NotebookNode, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = nbformat.writes(notebook) + "\n"
-    path.write_text(text, encoding="utf-8")
-
-
 def build(name: str) -> str:
     """Convert, execute and write both editions of one chapter."""
     source = CHAPTERS / f"{name}.qmd"
@@ -116,17 +83,15 @@ def build(name: str) -> str:
         path = notebook_path(name, edition)
         coalesce_streams(notebook)
         keep_volatile_outputs(notebook, path)
-        write_notebook(notebook, path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(nbformat.writes(notebook) + "\n", encoding="utf-8")
         report.append(f"{edition} {seconds:.1f} s")
     return f"{name}: " + ", ".join(report)
 
 
 def coalesce_streams(notebook) -> None:
-    """Join consecutive stdout (or stderr) pieces of a cell into one.
-
-    The kernel flushes printed text in pieces that depend on timing; joined,
-    the same text gives the same file on every run.
-    """
+    """Join a cell's consecutive stdout (or stderr) pieces, which the
+    kernel flushes as timing decides, so the same text gives the same file."""
     for cell in notebook.cells:
         merged = []
         for output in cell.get("outputs", []):
@@ -145,13 +110,8 @@ def coalesce_streams(notebook) -> None:
 
 
 def keep_volatile_outputs(notebook, path: Path) -> None:
-    """Keep the recorded output of an unchanged timing cell.
-
-    A cell tagged `nbval-ignore-output` prints wall-clock times, which
-    differ on every run. While its source is unchanged, the output recorded
-    when it last changed stays, so regenerating gives byte-identical files
-    and a diff shows only real changes.
-    """
+    """Keep the recorded output of an unchanged timing cell (tagged
+    `nbval-ignore-output`), so a diff shows only real changes."""
     if not path.exists():
         return
     recorded = {
@@ -167,9 +127,8 @@ def keep_volatile_outputs(notebook, path: Path) -> None:
 
 def export_figures() -> None:
     """Check each figure cell drew one image and was exported; index them."""
-    figures = []
-    missing = []
-    for name in chapter_names():
+    figures, missing = [], []
+    for name in notebook_chapters(ROOT):
         notebook = nbformat.read(notebook_path(name, "instructor"), 4)
         cells = figure_export.figure_cells(notebook, qmd_module.cell_options)
         for label, options, images in cells:
@@ -190,22 +149,19 @@ def export_figures() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument(
-        "chapters",
-        nargs="*",
-        help="chapter file stems (default: all chapters)",
-    )
-    parser.add_argument(
-        "--jobs", type=int, default=2, help="chapters executed at once"
-    )
+    parser.add_argument("chapters", nargs="*", help="default: all chapters")
+    parser.add_argument("--jobs", type=int, default=2, help="at once")
     args = parser.parse_args(argv)
-    names = args.chapters or chapter_names()
-    unknown = [name for name in names if name not in chapter_names()]
+    try:  # parses every chapter: a broken one stops here, before a kernel
+        chapters = notebook_chapters(ROOT)
+    except qmd_module.QmdError as error:
+        raise SystemExit(str(error)) from None
+    names = args.chapters or chapters
+    unknown = set(names) - set(chapters)
     if unknown:
-        raise SystemExit(f"no such chapter in chapters/: {', '.join(unknown)}")
-    # Parse everything first so a broken chapter fails before any kernel.
-    for name in names:
-        qmd_module.parse(CHAPTERS / f"{name}.qmd")
+        raise SystemExit(
+            f"no such chapter in chapters/: {', '.join(sorted(unknown))}"
+        )
     for name in names:
         if links.sync(ROOT, name):
             print(f"{name}: notebook and source links rewritten")
@@ -227,8 +183,4 @@ def warm_font_cache() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except qmd_module.QmdError as error:
-        # A broken chapter: its file and line, not a traceback.
-        raise SystemExit(str(error)) from None
+    main()

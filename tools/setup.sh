@@ -39,7 +39,6 @@ if ! cmp -s requirements.txt "$stamp"; then
     .venv/bin/python -m pip install --quiet --disable-pip-version-check \
         -r requirements.txt
     cp requirements.txt "$stamp"
-    rm -f .venv/matplotlib-fontcache  # matplotlib may have changed
     # Executed chapters cached by an earlier render (tools/render_book.py)
     # came from the packages that were there before.
     rm -rf .quarto/jupyter-cache .quarto/jupyter-cache-pdf
@@ -48,17 +47,5 @@ fi
 # were generated.
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 # Build matplotlib's font cache now, not inside the first kernel, where its
-# one-time notice would become an unexpected output. The stamp names the
-# cache file and the variables that chose its folder; while both still
-# hold, no Python starts here (0.2 s of every render and test run).
-fontstamp=.venv/matplotlib-fontcache
-fontenv="$HOME:${XDG_CACHE_HOME:-}:${MPLCONFIGDIR:-}"
-fontcache=$(sed -n 2p "$fontstamp" 2>/dev/null || true)
-if [ "$(head -n 1 "$fontstamp" 2>/dev/null)" != "$fontenv" ] ||
-    [ ! -f "$fontcache" ]; then
-    fontcache=$(.venv/bin/python -c 'import os, matplotlib
-from matplotlib.font_manager import FontManager
-print(os.path.join(matplotlib.get_cachedir(),
-                   f"fontlist-v{FontManager.__version__}.json"))')
-    printf '%s\n%s\n' "$fontenv" "$fontcache" >"$fontstamp"
-fi
+# one-time notice would become an unexpected output.
+.venv/bin/python -c 'import matplotlib.font_manager'

@@ -1,15 +1,10 @@
-"""Check that Quarto's frozen results in _freeze/ match the chapters.
+"""Quarto's frozen results in _freeze/ match the chapters.
 
     python -m tools.check.frozen   # list stale or missing results
 
-`execute: freeze: auto` in _quarto.yml makes Quarto keep each chapter's
-executed results in _freeze/ (committed), and run a chapter's code again
-only when the chapter changed. Each result file records the MD5 hash of
-the source it came from; a chapter edited without a render since would be
-published with its old outputs. tests/test_render.py runs this check, which
-needs no Quarto: `bash tools/render.sh` brings the results up to date.
-
-Quarto has no command that checks `_freeze/` without rendering.
+Each result file records the MD5 of the source it was executed from; a
+chapter edited since would be published with old outputs. Quarto has no
+command that checks `_freeze/` without rendering.
 """
 
 from __future__ import annotations

@@ -1,50 +1,42 @@
-"""Checks of the book's `.qmd` sources.
-
-- `_quarto.yml` and `chapters/` agree; chunks, fences and divs are closed;
-- every cross-reference has its label, every citation key is in
-  `references.bib`;
-- every figure cell has a `fig-` label, `fig-cap` and `fig-alt`;
-- headings go down one level at a time; prose has one sentence per line;
-- chapter code passes `ruff format --check` and `ruff check`;
-- solutions sit only inside instructor-only divs, and every exercise has
-  one.
-
-Each check takes the project root and returns its problems
-(tools/check/all.py runs them all).
-
-ruff and codespell check code and spelling; Quarto checks references
-and citations only while it renders (a warning, with exit code 0), so
-they are checked here, with no render.
+"""Checks of the book's `.qmd` sources, each `check(root) -> problems`:
+the files `_quarto.yml` lists, closed chunks, fences and divs, labels of
+cross-references, citation keys, figure cells' options, heading levels,
+one sentence a line, ruff, and guarded solutions. Quarto checks
+references and citations only while it renders (a warning, exit code 0).
 """
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import nbformat
 
-from tools.export import notebook as convert
+from tools.export.markdown import CITE, XREF
+from tools.source import book as bookfiles
 from tools.source import citations
+from tools.source import qmd as qmd_module
 from tools.source.book import (
     book_files,
     chapter_files,
     parsed_book,
     quarto_config,
 )
+from tools.source.numbers import ATTR_LABEL, PREFIX
+from tools.source.qmd import DIV_CLOSE, DIV_OPEN
 
-CROSSREF_KINDS = ("fig", "eq", "tbl", "sec", "exr")
-REFERENCE = re.compile(r"(?<![\w@])@((?:fig|eq|tbl|sec|exr)-[\w-]*\w)")
-CITATION = re.compile(r"(?<![\w@./-])-?@([A-Za-z_][\w:.#$%&+?<>~/-]*\w)")
-LABEL_ATTR = re.compile(r"\{[^}]*#((?:fig|eq|tbl|sec|exr)-[\w-]*\w)[^}]*\}")
+CROSSREF = tuple(f"{kind}-" for kind in PREFIX)
 INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$", re.S)
 FENCED = re.compile(r"^(`{3,}|~{3,}).*?^\1\s*$", re.S | re.M)
 URL = re.compile(r"<?https?://\S+")
+RUFF = re.compile(
+    r"^(?: --> )?notebooks/instructor/([\w-]+)\.ipynb:cell (\d+):(\d+):\d+"
+    r"(?:: (.*))?$",
+    re.M,
+)
 
 
 def _prose(parsed: dict):
@@ -53,10 +45,10 @@ def _prose(parsed: dict):
     for relative, qmd in parsed.items():
         for part in qmd.parts:
             if part[0] == "markdown":
-                yield relative, part[2], _prose_without_code(part[1])
+                yield relative, part[2], blank_code(part[1])
 
 
-def _prose_without_code(text: str) -> str:
+def blank_code(text: str) -> str:
     """Prose with fenced blocks, inline code, maths and URLs blanked."""
     for pattern in (FENCED, INLINE_CODE, MATH, URL):
         text = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
@@ -95,11 +87,11 @@ def labels(parsed: dict) -> dict[str, str]:
     """Every cross-reference label in the book, mapped to its file."""
     found = {}
     for relative, qmd in parsed.items():
-        for match in LABEL_ATTR.finditer(qmd.prose()):
+        for match in ATTR_LABEL.finditer(qmd.prose()):
             found[match.group(1)] = relative
         for chunk in qmd.chunks():
             label = str(chunk.options.get("label", ""))
-            if label.startswith(tuple(k + "-" for k in CROSSREF_KINDS)):
+            if label.startswith(CROSSREF):
                 found[label] = relative
     return found
 
@@ -109,11 +101,12 @@ def check_crossrefs(root: Path) -> list[str]:
     parsed, problems = parsed_book(root)
     known = labels(parsed)
     for relative, first, text in _prose(parsed):
-        for match in REFERENCE.finditer(text):
-            if match.group(1) not in known:
+        for match in XREF.finditer(text):
+            label = match.group(2)
+            if label[:1].lower() + label[1:] not in known:
                 line = first + text[: match.start()].count("\n")
                 problems.append(
-                    f"{relative}:{line}: @{match.group(1)} refers to a "
+                    f"{relative}:{line}: @{label} refers to a "
                     "label that no chapter defines"
                 )
     return problems
@@ -129,11 +122,10 @@ def check_citations(root: Path) -> list[str]:
     """Every citation key exists in references.bib."""
     parsed, problems = parsed_book(root)
     keys = bib_keys(root)
-    crossref = tuple(kind + "-" for kind in CROSSREF_KINDS)
     for relative, first, text in _prose(parsed):
-        for match in CITATION.finditer(text):
-            key = match.group(1)
-            if key not in keys and not key.startswith(crossref):
+        for match in CITE.finditer(text):
+            key = match.group(2)
+            if key not in keys and not key.lower().startswith(CROSSREF):
                 line = first + text[: match.start()].count("\n")
                 problems.append(
                     f"{relative}:{line}: cites @{key}, which is not in "
@@ -167,79 +159,33 @@ def check_figure_cells(root: Path) -> list[str]:
 
 
 def check_ruff(root: Path) -> list[str]:
-    """Chapter code passes `ruff format --check` and `ruff check`."""
-    parsed, problems = parsed_book(root)
-    config = root / "pyproject.toml"
-    with tempfile.TemporaryDirectory() as folder:
-        origin = {}
-        for relative, qmd in parsed.items():
-            notebook = convert.to_notebook(qmd, "instructor")
-            if not any(c.cell_type == "code" for c in notebook.cells):
-                continue
-            target = Path(folder) / (Path(relative).stem + ".ipynb")
-            target.write_text(nbformat.writes(notebook), encoding="utf-8")
-            origin[target.name] = (relative, qmd)
-        if not origin:
-            return problems
-        commands = [
-            ["check", "--output-format", "json"],
-            ["format", "--check"],
-        ]
-        for command in commands:
-            result = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "ruff",
-                    *command,
-                    # Fresh temporary files every run: a cache would only
-                    # pile up entries in the project's .ruff_cache.
-                    "--no-cache",
-                    "--config",
-                    str(config),
-                    folder,
-                ],
-                capture_output=True,
-                text=True,
-            )
-            if command[0] == "check":
-                problems += _ruff_check_problems(result.stdout, origin)
-            else:
-                problems += _ruff_format_problems(
-                    result.stdout + result.stderr, origin
-                )
-    return problems
+    """Chapter code passes `ruff check` and `ruff format --check`.
 
-
-def _chunk_line(qmd, cell_number: int, row: int) -> int:
-    """The `.qmd` line of row `row` of code cell number `cell_number`."""
-    chunks = qmd.chunks()
-    if 1 <= cell_number <= len(chunks):
-        return chunks[cell_number - 1].line + row
-    return 0
-
-
-def _ruff_check_problems(stdout: str, origin: dict) -> list[str]:
+    ruff reads notebooks, so it runs on the instructor notebooks, which
+    check_notebooks_in_sync keeps equal to the chapters' code; a finding
+    is named by its chapter's line.
+    """
     problems = []
-    for finding in json.loads(stdout or "[]"):
-        relative, qmd = origin[Path(finding["filename"]).name]
-        cell = finding.get("cell") or 0
-        row = finding["location"]["row"]
-        line = _chunk_line(qmd, cell, row)
-        problems.append(
-            f"{relative}:{line}: ruff {finding['code']}: {finding['message']}"
+    for command in (
+        ["check", "--output-format=concise"],
+        ["format", "--check"],
+    ):
+        ruff = [sys.executable, "-m", "ruff", *command, "--no-cache"]
+        result = subprocess.run(
+            [*ruff, "notebooks/instructor"],
+            cwd=root,
+            capture_output=True,
+            text=True,
         )
-    return problems
-
-
-def _ruff_format_problems(output: str, origin: dict) -> list[str]:
-    problems = []
-    for name, (relative, _) in origin.items():
-        if name in output:
+        for name, cell, row, message in RUFF.findall(result.stdout):
+            path = bookfiles.notebook_path(root, name, "instructor")
+            source = nbformat.read(path, 4).cells[int(cell) - 1].source
+            parsed = qmd_module.parse(root / "chapters" / f"{name}.qmd")
+            lines = [c.line for c in parsed.chunks() if c.source == source]
+            line = lines[0] + int(row) if lines else f"cell {cell}"
             problems.append(
-                f"{relative}: code is not formatted as `ruff format` would; "
-                f"run `ruff format` on the chunk code (line length 79) or "
-                f"see `ruff format --diff notebooks/instructor/{name}`"
+                f"chapters/{name}.qmd:{line}: ruff "
+                + (message or "format: run `ruff format` on this code")
             )
     return problems
 
@@ -272,7 +218,7 @@ def check_solutions_guarded(root: Path) -> list[str]:
                     )
             elif not part[3] and re.search(
                 r"^:{3,}\s*\{[^}]*\.solution",
-                _prose_without_code(part[1]),
+                blank_code(part[1]),
                 re.M,
             ):
                 problems.append(
@@ -309,45 +255,29 @@ def check_every_exercise_has_a_solution(root: Path) -> list[str]:
 
 
 def check_headings(root: Path) -> list[str]:
-    """Headings go down one level at a time, so screen readers can follow.
-
-    A page's first heading is level one (the chapter title); after that a
-    heading may be at most one level deeper than the one before it.
-    """
+    """Headings go down one level at a time, so screen readers can follow:
+    at most one level deeper than the one before (titles inside divs,
+    exercises' and callouts', are no headings of the page)."""
     parsed, problems = parsed_book(root)
     for relative, qmd in parsed.items():
         if Path(relative).name.startswith("_"):
             continue  # partials sit under a chapter's own headings
         previous = 0
-        for part in qmd.parts:
-            if part[0] != "markdown":
-                continue
-            text = _prose_without_code(part[1])
+        for _, first, text in _prose({relative: qmd}):
+            depth = 0  # of the divs opened in this stretch
             for offset, line in enumerate(text.split("\n")):
-                match = re.match(r"(#{1,6}) \S", line)
-                if not match:
-                    continue
-                level = len(match.group(1))
-                # Exercise and callout titles are headings inside divs.
-                if level > previous + 1 and not _inside_div(part[1], offset):
-                    problems.append(
-                        f"{relative}:{part[2] + offset}: heading level "
-                        f"{level} follows level {previous}"
-                    )
-                if not _inside_div(part[1], offset):
+                opens = bool(DIV_OPEN.match(line))
+                depth = max(depth + opens - bool(DIV_CLOSE.match(line)), 0)
+                heading = re.match(r"(#{1,6}) \S", line)
+                if heading and not depth:
+                    level = len(heading.group(1))
+                    if level > previous + 1:
+                        problems.append(
+                            f"{relative}:{first + offset}: heading level "
+                            f"{level} follows level {previous}"
+                        )
                     previous = level
     return problems
-
-
-def _inside_div(text: str, line_number: int) -> bool:
-    """Whether a line sits inside a fenced div opened in the same text."""
-    depth = 0
-    for line in text.split("\n")[:line_number]:
-        if re.match(r"^:{3,}\s*\S", line):
-            depth += 1
-        elif re.match(r"^:{3,}\s*$", line):
-            depth = max(depth - 1, 0)
-    return depth > 0
 
 
 SENTENCE_BREAK = re.compile(r"[a-z0-9)\]*_](?<!e\.g)(?<!i\.e)[.?!] +[A-Z(]")

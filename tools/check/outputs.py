@@ -1,18 +1,8 @@
-"""Checks of what tools/regenerate.py writes: notebooks and figures.
-
-- each notebook's cells are exactly what its chapter converts to;
-- numbers the prose quotes appear in the recorded output of their cell;
-- no notebook records an error, a warning or other stderr output;
-- images come only from labelled figure cells, and never as SVG;
-- every `fig-` label has a 300-dpi PNG, an SVG and an index entry;
-- the student notebook is the instructor notebook minus its solutions,
-  outputs included.
-
-Each check takes the project root and returns its problems
-(tools/check/all.py runs them all).
-
-nbval compares printed outputs; that the notebooks are what the chapters
-convert to, and the prose's numbers, no tool knows.
+"""Checks of what tools/regenerate.py writes, each `check(root) ->
+problems`: notebooks in sync with their chapters, prose numbers in their
+cells' outputs, no stderr, images only from labelled figure cells (never
+SVG), every figure exported and indexed, and the two editions agreeing.
+nbval compares printed outputs; none of this does any tool know.
 """
 
 from __future__ import annotations
@@ -33,15 +23,11 @@ from tools.source.book import (
     parsed_book,
 )
 
-# The tag of a cell whose output nbval does not compare (a wall-clock
-# timing): `#| tags: [nbval-ignore-output]` in the chapter, where a reader
-# of the website sees no tool's marker, and in the notebook's metadata,
-# where nbval reads it.
+# A timing cell's tag (`#| tags: [...]`): nbval leaves its output alone.
 IGNORE_OUTPUT = "nbval-ignore-output"
 
 
 def ignores_output(cell: nbformat.NotebookNode) -> bool:
-    """Whether nbval leaves this notebook cell's output uncompared."""
     return IGNORE_OUTPUT in cell.get("metadata", {}).get("tags", [])
 
 
@@ -66,16 +52,8 @@ def check_notebooks_in_sync(root: Path) -> list[str]:
             )
             actual = convert.cell_signature(nbformat.read(path, 4))
             if expected != actual:
-                first = next(
-                    (
-                        i
-                        for i, (a, b) in enumerate(
-                            zip(expected, actual, strict=False)
-                        )
-                        if a != b
-                    ),
-                    min(len(expected), len(actual)),
-                )
+                pairs = zip([*expected, None], [*actual, None], strict=False)
+                first = next(i for i, (a, b) in enumerate(pairs) if a != b)
                 problems.append(
                     f"{relative} is out of date with chapters/{name}.qmd "
                     f"(cells differ from cell {first} on): run `{command}`"
@@ -94,15 +72,9 @@ def check_notebooks_in_sync(root: Path) -> list[str]:
 def check_prose_numbers(root: Path) -> list[str]:
     """Numbers the prose quotes appear in the output of the cell named.
 
-    A chapter lists them in its front matter:
-
-        prose-numbers:
-          - {text: "[1.5, 0.1]", cell: residual-sum}
-
-    `text` must occur in the chapter's prose, and its numbers, in order,
-    in the recorded output of the code cell labelled `cell`. nbval checks
-    that the recorded output is what the code prints today, so prose, code
-    and output cannot drift apart.
+    Front matter `prose-numbers: [{text: "[1.5, 0.1]", cell: residual-sum}]`:
+    `text` is in the prose, its numbers in order in that cell's recorded
+    output, which nbval keeps what the code prints.
     """
     problems = []
     for name in notebook_chapters(root):
@@ -224,53 +196,41 @@ def check_figure_outputs(root: Path) -> list[str]:
 def check_exported_figures(root: Path) -> list[str]:
     """Every fig- label has a 300-dpi PNG, an SVG and an index entry."""
     problems = []
-    parsed, _ = parsed_book(root)
-    index_path = root / "figures" / "README.md"
-    index = (
-        index_path.read_text(encoding="utf-8") if index_path.exists() else ""
-    )
-    for relative, qmd in parsed.items():
+    index = root / "figures" / "README.md"
+    index = index.read_text(encoding="utf-8") if index.exists() else ""
+    fix = f": run `{REGENERATE}`"
+    for relative, qmd in parsed_book(root)[0].items():
         for chunk in qmd.chunks():
             label = str(chunk.options.get("label", ""))
-            if label.startswith("fig-"):
-                problems += exported_figure_problems(root, relative, label)
-                if f"| {figure_export.index_files(label)} |" not in index:
+            if not label.startswith("fig-"):
+                continue
+            for suffix in figure_export.FORMATS:
+                path = root / "figures" / f"{label}.{suffix}"
+                if not path.exists():
                     problems.append(
-                        f"{relative}: figure '{label}' has no entry in "
-                        f"figures/README.md: run `{REGENERATE}`"
+                        f"{relative}: figure '{label}' has no exported "
+                        f"figures/{label}.{suffix}{fix}"
                     )
-    return problems
-
-
-def exported_figure_problems(root: Path, relative, label: str) -> list[str]:
-    """What is missing or wrong in one figure's exported files."""
-    problems = []
-    for suffix in figure_export.FORMATS:
-        path = root / "figures" / f"{label}.{suffix}"
-        if not path.exists():
-            problems.append(
-                f"{relative}: figure '{label}' has no exported "
-                f"figures/{label}.{suffix}: run `{REGENERATE}`"
-            )
-        elif suffix == "png":
-            dpi = figure_export.png_dpi(path)
-            if dpi is None or round(dpi) < figure_export.EXPORT_DPI:
+                elif suffix == "png" and not (
+                    round(figure_export.png_dpi(path) or 0)
+                    >= figure_export.EXPORT_DPI
+                ):
+                    problems.append(
+                        f"{relative}: figures/{label}.png is not a "
+                        f"{figure_export.EXPORT_DPI}-dpi export{fix}"
+                    )
+            if f"| {figure_export.index_files(label)} |" not in index:
                 problems.append(
-                    f"{relative}: figures/{label}.png is not a "
-                    f"{figure_export.EXPORT_DPI}-dpi export: run "
-                    f"`{REGENERATE}`"
+                    f"{relative}: figure '{label}' has no entry in "
+                    f"figures/README.md{fix}"
                 )
     return problems
 
 
 def check_editions_agree(root: Path) -> list[str]:
-    """The student notebook is the instructor notebook minus solutions.
-
-    Cell by cell, with the same recorded outputs: so nbval's re-execution of
-    the instructor notebook also pins every output of the student one, and
-    a solution cell that changes what later cells print (by drawing random
-    numbers, say) is caught.
-    """
+    """The student notebook is the instructor notebook minus solutions,
+    outputs included: a solution that changes what later cells print (by
+    drawing random numbers, say) is caught."""
     problems = []
     for name in notebook_chapters(root):
         qmd = qmd_module.parse(root / "chapters" / f"{name}.qmd")
@@ -279,8 +239,6 @@ def check_editions_agree(root: Path) -> list[str]:
             continue
         student = nbformat.read(paths["student"], 4).cells
         instructor = nbformat.read(paths["instructor"], 4).cells
-        # Which cells are solutions is known from the chapter by position,
-        # not recognised by text (a `:::` line can be in either).
         flags = [solution for _, solution in convert.edition_cells(qmd)]
         relative = paths["student"].relative_to(root)
         if len(flags) != len(instructor):

@@ -1,27 +1,12 @@
 """Export every labelled figure at print quality, and index them.
 
-The figures are drawn in the kernel while `tools/regenerate.py` executes a
-chapter. Before the first cell runs, `install(client, directory)` sends the
-kernel a silent request (no output, no history, no execution count) that
-installs a hook: whenever a cell labelled `fig-...` displays a matplotlib
-figure, the hook also saves it as `<label>.png` at 300 dpi and as
-`<label>.svg` in `directory`. The notebook itself keeps its 100-dpi PNG
-(nbval needs it) and never receives SVG.
-
-Both files are byte-identical from one run to the next on one machine: the
-PNG carries no software or date metadata, and the SVG neither a date nor
-a creator, and its element ids are hashed with a fixed salt
-(`svg.hashsalt`). On another machine a curve can move by a last bit
-(vector instructions round differently): a few anti-aliased pixels, an
-SVG coordinate's sixth decimal. So the kernel draws into a folder of its
-own, and `settle` keeps the committed file wherever the new one shows the
-same picture; regenerating then changes no figure it did not redraw.
-
-`write_index(...)` then removes exports of figures that no longer exist and
-rewrites `figures/README.md`, the index of captions and alt text.
-
-matplotlib draws and saves; what is written here is the kernel hook that
-saves each labelled figure as it is shown, and `settle`.
+While tools/regenerate.py executes a chapter, a hook installed silently in
+the kernel (`install`) saves each figure a `fig-...` cell shows as a 300-dpi
+PNG and an SVG, reproducibly (no dates, a fixed SVG id salt). On another
+machine a curve can move by a last bit, so `settle` keeps the committed
+file wherever the new one shows the same picture. `write_index` rewrites
+figures/README.md. matplotlib draws and saves; this is the hook and
+`settle`.
 """
 
 from __future__ import annotations
@@ -30,7 +15,6 @@ import base64
 import inspect
 import re
 import shutil
-import struct
 from pathlib import Path
 
 EXPORT_DPI = 300
@@ -38,10 +22,8 @@ FORMATS = ("png", "svg")
 
 
 def save_figure(figure, directory: str, label: str, dpi: int) -> None:
-    """Save one figure as `<label>.png` and `<label>.svg`, reproducibly.
-
-    Self-contained: its source is sent to the kernel.
-    """
+    """Save one figure as `<label>.png` and `<label>.svg`, reproducibly
+    (self-contained: its source is sent to the kernel)."""
     from pathlib import Path
 
     import matplotlib
@@ -61,13 +43,10 @@ def save_figure(figure, directory: str, label: str, dpi: int) -> None:
 
 
 def same_picture(first: Path, second: Path) -> bool:
-    """Whether two exports of a figure show the same.
-
-    PNG: the same size, and at most one pixel in 2,000 different (a curve
-    that moved by a last bit changed 242 anti-aliased pixels of a 1733 by
-    1021 export; one digit of a 10 pt label changes more than 1,000).
-    SVG: the same text but for numbers, each within 0.01 pt.
-    """
+    """Whether two exports of a figure show the same: PNGs of one size with
+    at most one pixel in 2,000 different (a curve moved by a last bit changed
+    242 of 1733 by 1021; one digit of a label changes over 1,000); SVGs the
+    same but for numbers, each within 0.01 pt."""
     if first.suffix == ".svg":
         number = re.compile(r"-?\d+\.?\d*(?:e-?\d+)?")
         one, other = (p.read_text(encoding="utf-8") for p in (first, second))
@@ -100,11 +79,8 @@ def settle(drawn: Path, directory: Path) -> None:
 
 
 def kernel_exporter(directory: str, dpi: int, save) -> None:
-    """Runs inside the kernel: save each labelled figure as it is shown.
-
-    Self-contained (its source is sent to the kernel), so it imports what
-    it needs; `save` is `save_figure`.
-    """
+    """Runs inside the kernel (self-contained): save each labelled figure
+    as it is shown, with `save` (`save_figure`)."""
     import importlib
     import re
     import sys
@@ -135,8 +111,7 @@ def kernel_exporter(directory: str, dpi: int, save) -> None:
         if "matplotlib.pyplot" not in sys.modules:
             return  # no figure yet; the book imports pyplot in its style cell
         # The inline backend registers its PNG formatter when pyplot first
-        # needs a backend, which may be in the middle of this cell: load it
-        # now (as that would), so the formatter exists to be wrapped.
+        # needs a backend, maybe mid-cell: load it now, to wrap it.
         importlib.import_module("matplotlib_inline.backend_inline")
         current = png_formatter.lookup_by_type(Figure)
         if not getattr(current, "exports_figures", False):
@@ -168,20 +143,11 @@ def install(client, directory: Path) -> None:
 
 
 def png_dpi(path: Path) -> float | None:
-    """The resolution a PNG records in its pHYs chunk, or None."""
-    data = path.read_bytes()
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        return None
-    offset = 8
-    while offset + 8 <= len(data):
-        length, kind = struct.unpack(">I4s", data[offset : offset + 8])
-        if kind == b"pHYs":
-            x_per_metre, _, unit = struct.unpack(
-                ">IIB", data[offset + 8 : offset + 17]
-            )
-            return x_per_metre * 0.0254 if unit == 1 else None
-        offset += 12 + length
-    return None
+    """The resolution a PNG records (its pHYs chunk), or None."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        return (image.info.get("dpi") or (None,))[0]
 
 
 def figure_cells(notebook, cell_options):
@@ -202,10 +168,8 @@ def figure_cells(notebook, cell_options):
 
 
 def write_index(directory: Path, figures: list, regenerate: str) -> None:
-    """Rewrite README.md from (chapter, label, options); drop stale files.
-
-    `figures` lists every labelled figure of the book in order.
-    """
+    """Rewrite README.md from every labelled figure of the book, in order,
+    as (chapter, label, options); drop stale exports."""
     labels = {label for _, label, _ in figures}
     for suffix in FORMATS:
         for path in directory.glob(f"*.{suffix}"):

@@ -1,21 +1,12 @@
 """The graded exercises of a chapter, read from its .qmd.
 
-A graded exercise is an exercise whose kind line gives points,
-`*Implement · 20 min · 4 points*`, followed by
-
-- a starter cell `starter-<question>` that defines `my_...` and ends with
-  the self-check call `check_...(my_...)`: the public test runs that check
-  and fails with the one sentence it prints (1 point);
-- a solution cell `solution-<question>` (instructor only) whose last line
-  calls the same check on the reference answer, `check_...(solution_...)`;
-- hidden tests `hidden-<question>...` (instructor only), each one function
-  `def test_...(env)` that compares the learner's answer with the reference
-  and fails with one sentence; they share the remaining points.
-
-tools/assignments.py turns them into otter-grader assignments.
-
-otter-grader (`otter assign`) builds the assignments and bundles; this
-reads the chapters' graded exercises into otter's notebook format.
+A graded exercise's kind line gives points (`*Implement · 20 min · 4
+points*`); it has a starter cell `starter-<question>` ending with the
+self-check `check_...(my_...)` (the public test, 1 point), an instructor-only
+`solution-<question>` whose last line calls the same check on the reference
+answer, and instructor-only `hidden-<question>...` cells, each one `def
+test_...(env)`, sharing the other points. tools/assignments.py gives them to
+otter-grader, which builds and grades.
 """
 
 from __future__ import annotations
@@ -262,9 +253,7 @@ def {function}(env):
 def test_cells(question: Question) -> list[str]:
     """The otter test cells of a question: public, then each hidden one."""
     check = PUBLIC_CHECK.format(
-        answer=question.answer,
-        code=question.check_code,
-        check=question.check,
+        answer=question.answer, code=question.check_code, check=question.check
     )
     slug = question.name.replace("-", "_")
     return [PUBLIC_TEST.format(slug=slug, check=check)] + [

@@ -1,33 +1,14 @@
-"""Quarto Markdown as a notebook shows it: the book's text, not its source.
+"""A chapter's Quarto Markdown as a notebook shows it: what the website
+shows, not Quarto's source. Cross-references become numbered links to the
+website ("Figure 2.2"), citations Chicago author-date text and a References
+cell, callouts blockquotes, exercises a bold line with their kind, numbered
+equations a `\\tag`, headings their section numbers; a quiz's lettered
+choices keep their letters; website-only divs are left out. Numbers come
+from tools/source/numbers.py.
 
-Jupyter renders plain Markdown, maths and small HTML, none of Quarto's own
-syntax. This module turns a chapter's Markdown into what the website shows:
-
-- `@fig-x`, `@eq-x`, `@tbl-x`, `@sec-x`, `@exr-x` become the website's text
-  ("Figure 2.2", "Equation 2.3", "Table 1.1", "Section 3.4", "Chapter 2",
-  "Exercise 2.3"), each a link to its anchor on the published website;
-- `[@key]` and `@key` become Chicago author-date text, "(Vaswani et al.
-  2017)" and "Vaswani et al. (2017)", and `references()` lists the works
-  the chapter cited;
-- callouts become blockquotes with a bold title, exercises a bold line
-  "**Exercise 2.3** Title · *Kind · N min*", solutions start "*Solution.*";
-- numbered equations get `\\tag{2.3}`, table captions "**Table 1.1:** ...",
-  headings their section numbers, and `{#...}` / `{.…}` attributes go;
-- a lettered list inside a list item (`   a. text`, a quiz's choices),
-  which plain Markdown would run into one paragraph, becomes bullets that
-  keep the letter, `   - (a) text`.
-
-Numbers come from the book's structure (tools/source/numbers.py). The API,
-also for other notebook builders (assignments): `load_book(root)` -> Book;
-`Chapter(book, path)` translates one chapter's parts, in order:
-`.markdown(text)` for each stretch of Markdown (the chapter's level-one
-heading becomes the title block), `.caption(options)` after each code
-chunk, `.references()` last; `.instructor_note()` for the instructor
-edition. See `convert.edition_cells`.
-
-Why hand-written: Pandoc writes plain Markdown from Quarto's, but
-cross-references, callouts, exercise blocks and profiles are Quarto's
-own Lua filters, which run only inside a render.
+Why hand-written: Pandoc writes plain Markdown, but cross-references,
+callouts, exercises and profiles are Quarto's Lua filters, which run only
+inside a render.
 """
 
 from __future__ import annotations
@@ -36,14 +17,7 @@ import re
 from pathlib import Path
 
 from tools.source.book import pinned
-from tools.source.numbers import (
-    HEADING,
-    KINDS,
-    LABEL,
-    Book,
-    find_root,
-    load_book,
-)
+from tools.source.numbers import HEADING, KINDS, LABEL, Book
 from tools.source.qmd import DIV_CLOSE, DIV_OPEN, code_fence
 
 # `@Fig-x` is Quarto's capitalised form of `@fig-x`; both read "Figure".
@@ -71,8 +45,6 @@ NEEDS = (
     "Needs Python 3.10 or newer with `torch`, `numpy` and `matplotlib`;"
     " runs top to bottom on a CPU in seconds."
 )
-
-
 # The two licences, as every page of the website states them in its footer.
 LICENCE = (
     "Text and figures: [CC BY 4.0]({repo}/blob/main/LICENSE); "
@@ -81,11 +53,8 @@ LICENCE = (
 
 
 def needs(root: Path) -> str:
-    """What a notebook needs, and the torch its outputs were recorded with.
-
-    Byte and FLOP counts, and some printed tensors, can differ slightly
-    under another version of torch; the version is requirements.txt's pin.
-    """
+    """What a notebook needs, and the torch (requirements.txt's pin) its
+    outputs were recorded with: another may print other bytes and FLOPs."""
     version = pinned("torch", root)
     if version is None:
         return NEEDS
@@ -94,9 +63,6 @@ def needs(root: Path) -> str:
         f"{NEEDS} Its outputs were recorded with torch {release};"
         " another version may print slightly different numbers."
     )
-
-
-__all__ = ["Book", "Chapter", "find_root", "load_book"]
 
 
 class Chapter:
@@ -190,7 +156,7 @@ class Chapter:
                 out += self._heading(*HEADING.match(line).groups())
             elif EQUATION.match(line):
                 before, label = EQUATION.match(line).groups()
-                number = self._number(label, "")
+                number = self.number_text(label, "")
                 tag = f"\\tag{{{number}}}" if number else ""
                 last = f"{self.inline(before).rstrip()} {tag}".strip()
                 out += [last, "$$"] if last else ["$$"]
@@ -211,7 +177,7 @@ class Chapter:
         if WEBSITE_ONLY.search(attributes):
             kind = "skip"
         elif label and label.group(1).startswith("exr-"):
-            number = self._number(label.group(1), "Exercise")
+            number = self.number_text(label.group(1), "Exercise")
             title, index = self._div_title(lines, index)
             kind_line = ""
             while index < len(lines) and not lines[index].strip():
@@ -242,13 +208,9 @@ class Chapter:
             out[start - 2 :] = [f"> {line}".rstrip() for line in body] + [""]
         elif kind.startswith("fig-"):
             # The last paragraph of a figure div is its caption.
-            last = (
-                max(
-                    (i for i, s in enumerate(out) if not s.strip()), default=-1
-                )
-                + 1
-            )
-            number = self._number(kind, "Figure")
+            blank = [i for i, line in enumerate(out) if not line.strip()]
+            last = blank[-1] + 1 if blank else 0
+            number = self.number_text(kind, "Figure")
             out[last:] = [f"**{number}:** " + " ".join(out[last:])]
 
     def _div_title(self, lines, index: int) -> tuple[str, int]:
@@ -278,14 +240,10 @@ class Chapter:
         start = end
         while start and out[start - 1].lstrip().startswith("|"):
             start -= 1
-        number = self._number(label, "Table")
+        number = self.number_text(label, "Table")
         out[start:start] = [f"**{number}:** {self.inline(text)}", ""]
 
     def number_text(self, label: str, unknown: str) -> str:
-        """A target's text, as `@label` reads ("Exercise 1.4")."""
-        return self._number(label, unknown)
-
-    def _number(self, label: str, unknown: str) -> str:
         """A label's text ("Table 1.1"; an equation's bare number), or
         `unknown` for a chapter that `_quarto.yml` does not list yet."""
         target = self.book.targets.get(label)

@@ -1,14 +1,12 @@
-"""A parsed chapter (tools/source/qmd.py) as the cells of its notebooks.
-
-The student edition is the instructor edition without the instructor-only
-cells; Markdown reads as the website does (tools/export/markdown.py).
-"""
+"""A parsed chapter (tools/source/qmd.py) as the cells of its notebooks:
+the student edition is the instructor one without instructor-only cells."""
 
 from __future__ import annotations
 
 import nbformat
 
 from tools.export import markdown as nbmarkdown
+from tools.source.numbers import find_root, load_book
 from tools.source.qmd import (
     DIV_CLOSE,
     DIV_OPEN,
@@ -23,8 +21,7 @@ from tools.source.qmd import (
 
 def to_notebook(qmd: Qmd, edition: str) -> nbformat.NotebookNode:
     """The notebook cells of one edition, without outputs."""
-    if edition not in EDITIONS:
-        raise ValueError(f"edition must be one of {EDITIONS}, not {edition}")
+    assert edition in EDITIONS, edition
     notebook = nbformat.v4.new_notebook()
     notebook.metadata = {
         "kernelspec": {
@@ -47,14 +44,10 @@ def to_notebook(qmd: Qmd, edition: str) -> nbformat.NotebookNode:
 
 
 def edition_cells(qmd: Qmd) -> list[tuple[nbformat.NotebookNode, bool]]:
-    """The instructor edition's cells, each with whether it is a solution.
-
-    The student edition is exactly these cells without the solutions.
-    Markdown reads as the website does (tools/export/markdown.py): a title cell
-    first, numbered references, a caption after each figure, a References
-    cell last; the front matter stays in the `.qmd`.
-    """
-    book = nbmarkdown.load_book(nbmarkdown.find_root(qmd.path))
+    """The instructor edition's cells, each with whether it is a solution
+    (the student edition is the others): a title cell first, a caption
+    after each figure, a References cell last; no front matter."""
+    book = load_book(find_root(qmd.path))
     # Both editions and several checks convert a chapter: translate once.
     if qmd.converted is None or qmd.converted[0] is not book:
         qmd.converted = (
@@ -101,10 +94,8 @@ def _translate(qmd: Qmd, chapter) -> list[tuple[str, str, bool, bool]]:
 
 
 def last_exercise(text: str) -> tuple[str, str] | None:
-    """(label, kind) of an exercise that ends text, else None.
-
-    The kind is the first word of its kind line (`*Compute · 10 min*`).
-    """
+    """(label, kind) of an exercise that ends text, else None; the kind
+    is the first word of its kind line (`*Compute · 10 min*`)."""
     lines = text.rstrip().split("\n")
     if not DIV_CLOSE.match(lines[-1]):
         return None
@@ -122,17 +113,10 @@ def last_exercise(text: str) -> tuple[str, str] | None:
 def _cell(
     cell_type: str, source: str, folded: bool = False
 ) -> nbformat.NotebookNode:
-    """A cell as `nbformat.v4.new_{cell_type}_cell(source)` makes it.
-
-    Those functions check each new cell against the notebook schema, which
-    took most of the time of converting the book (the checks convert it
-    often). `nbformat.write` still checks the whole notebook.
-
-    A folded cell (`code-fold: true`: the figure style, a figure's code, a
-    self-check's machinery) shows only its summary on the website; in
-    JupyterLab and Notebook 7 its code is collapsed likewise
-    (`source_hidden`), one click from view, and it runs as any cell does.
-    """
+    """A cell as `nbformat.v4.new_{cell_type}_cell(source)` makes it,
+    without its schema check (most of the time of a conversion; writing
+    still checks). A folded cell (`code-fold: true`) is collapsed in Jupyter
+    (`source_hidden`), as the website shows only its summary."""
     metadata = nbformat.NotebookNode()
     if folded:
         metadata.jupyter = nbformat.NotebookNode(source_hidden=True)

@@ -1,10 +1,5 @@
-"""The book's files: what `_quarto.yml` lists, which chapters have a
-notebook, where its two editions live (and the command that writes them),
-and every `.qmd` parsed.
-
-The checks (tools/check/lint.py, outputs.py, notebooks.py) and
-tools/regenerate.py find the book's files here.
-"""
+"""The book's files: what `_quarto.yml` lists, the chapters with a notebook
+and where its editions live, and every `.qmd` parsed."""
 
 from __future__ import annotations
 
@@ -65,11 +60,8 @@ def book_files(root: Path) -> list[str]:
 
 def notebook_chapters(root: Path) -> list[str]:
     """Stems of the chapters that contain python code (one notebook each)."""
-    names = []
-    for path in sorted((root / "chapters").glob("[!_]*.qmd")):
-        if qmd_module.parse(path).chunks():
-            names.append(path.stem)
-    return names
+    files = chapter_files(root)
+    return [Path(f).stem for f in files if qmd_module.parse(root / f).chunks()]
 
 
 def notebook_path(root: Path, name: str, edition: str) -> Path:
@@ -81,12 +73,12 @@ def notebook_path(root: Path, name: str, edition: str) -> Path:
 def parsed_book(root: Path) -> tuple[dict, list[str]]:
     """Parse every `.qmd` of the book; return parsed files and problems."""
     parsed, problems = {}, []
-    partials = [
-        str(path.relative_to(root))
-        for path in sorted((root / "chapters").glob("_*.qmd"))
-    ]
-    paths = sorted({*book_files(root), *chapter_files(root), *partials})
-    for relative in paths:
+    everything = (root / "chapters").glob("*.qmd")  # partials too
+    files = {
+        *book_files(root),
+        *(str(p.relative_to(root)) for p in everything),
+    }
+    for relative in sorted(files):
         path = root / relative
         if not path.exists() or path.suffix != ".qmd":
             continue

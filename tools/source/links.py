@@ -1,10 +1,5 @@
-"""The notebook and source links on every chapter page.
-
-Quarto cannot template a chapter's front matter, so the links are written
-into it from the one place the repository's address is configured,
-`book: repo-url` in `_quarto.yml`. `tools/regenerate.py` rewrites them;
-`tests/test_links.py` fails when a chapter's links are stale.
-"""
+"""The notebook and source links of every chapter page, written into its
+front matter (Quarto cannot template it) from `book: repo-url`."""
 
 from __future__ import annotations
 

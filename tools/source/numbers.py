@@ -1,22 +1,13 @@
-"""The numbers Quarto gives a book's chapters, sections and labels.
+"""The numbers Quarto gives the book's chapters, sections and labels.
 
-Read from the book's structure, never from a table kept by hand: chapters
-in `_quarto.yml` order from 1 (a chapter whose heading is `{.unnumbered}`,
-like the preface, gets none), appendices A, B, ...; within a chapter each
-kind of label (`fig`, `eq`, `tbl`, `exr`) counted in order, "2.3", and
-sections by level, "2.3.1" (number-sections). Headings inside divs, such as
-exercise and callout titles, are not sections. Labels only the instructor
-edition shows (inside a solution) are numbered after the rest, since the
-student website, which the notebooks link to, never shows them.
+Read from the book's structure: chapters in `_quarto.yml` order (an
+`{.unnumbered}` one gets none), appendices A, B, ...; labels of each kind
+counted per chapter ("2.3"), sections by level ("2.3.1"); headings inside
+divs are no sections; instructor-only labels are numbered last, since the
+student website never shows them. `load_book(root)` returns a `Book`.
 
-`load_book(root)` returns a `Book`: each label's `Target` (kind, number,
-page on the website), each chapter's section numbers in order, the site's
-address and the bibliography. tools/export/markdown.py writes the notebooks'
-Markdown with it; tests/test_render.py compares the result with a render.
-
-Why hand-written: Quarto numbers a book only while it renders it (its
-cross-reference index is built inside the render); the notebooks are
-made without Quarto, and the render tests compare the two.
+Why hand-written: Quarto numbers a book only inside a render; the
+notebooks are made without Quarto (tests/test_render.py compares).
 """
 
 from __future__ import annotations
@@ -145,6 +136,33 @@ def _scan(book: Book, relative: str, parsed, appendix: bool, numbers) -> None:
         number = f"{chapter.number}.{counts[kind]}".lstrip(".")
         book.targets[label] = Target(kind, number, page, label)
 
+    def section(level: str, title: str, attributes, labels) -> None:
+        """Number a heading outside divs, as number-sections does."""
+        unnumbered = r"\.unnumbered|(?<!\S)-(?!\S)"
+        numbered = not re.search(unnumbered, attributes or "")
+        number = ""
+        if level == "#":
+            if numbered:
+                numbers[appendix] += 1
+                n = numbers[appendix]
+                chapter.number = chr(64 + n) if appendix else str(n)
+            chapter.title = title
+            book.chapters[relative] = chapter
+        elif numbered and chapter.number:
+            del sections[len(level) - 1 :]
+            sections.extend([0] * (len(level) - 1 - len(sections)))
+            sections[-1] += 1
+            number = ".".join([chapter.number, *map(str, sections)])
+        book.headings[relative].append(
+            chapter.number if level == "#" else number
+        )
+        for label in labels:
+            book.targets[label] = (
+                chapter
+                if level == "#"
+                else Target("sec", number, page, label, title)
+            )
+
     for part in parsed.parts:
         if part[0] == "code":
             label = str(part[1].options.get("label", ""))
@@ -165,16 +183,7 @@ def _scan(book: Book, relative: str, parsed, appendix: bool, numbers) -> None:
                 depth += 1
                 labels = LABEL.findall(line)
             elif heading and depth == 0:
-                _section(
-                    book,
-                    relative,
-                    chapter,
-                    sections,
-                    numbers,
-                    appendix,
-                    heading.groups(),
-                    labels,
-                )
+                section(*heading.groups(), labels)
                 continue
             elif heading:
                 continue  # a div's title, or a heading inside a solution
@@ -182,32 +191,3 @@ def _scan(book: Book, relative: str, parsed, appendix: bool, numbers) -> None:
                 count(label.split("-")[0], label, part[3])
     for kind, label in later:
         count(kind, label, False)
-
-
-def _section(
-    book, relative, chapter, sections, numbers, appendix, groups, labels
-) -> None:
-    """Number a heading outside divs, as Quarto's number-sections does."""
-    level, title, attributes = groups
-    numbered = not re.search(r"\.unnumbered|(?<!\S)-(?!\S)", attributes or "")
-    number = ""
-    if level == "#":
-        if numbered:
-            numbers[appendix] += 1
-            n = numbers[appendix]
-            chapter.number = chr(64 + n) if appendix else str(n)
-        chapter.title = title
-        book.chapters[relative] = chapter
-        target = chapter
-    else:
-        if numbered and chapter.number:
-            del sections[len(level) - 1 :]
-            sections += [0] * (len(level) - 1 - len(sections))
-            sections[-1] += 1
-            number = ".".join([chapter.number, *map(str, sections)])
-        target = None
-    book.headings[relative].append(chapter.number if target else number)
-    for label in labels:
-        book.targets[label] = target or Target(
-            "sec", number, chapter.page, label, title
-        )

@@ -1,30 +1,13 @@
-"""Read a chapter's `.qmd` source: front matter, Markdown and code chunks.
+"""Read a chapter's `.qmd`: front matter, Markdown parts and code chunks.
 
-tools/export/notebook.py turns what this reads into notebook cells:
+A ```{python} chunk is a code part (its `#|` options first, as `quarto
+convert` keeps them); the Markdown between chunks is a Markdown part,
+flagged as a solution inside a `::: {.content-visible
+when-profile="instructor"}` div, which the student edition drops.
+tools/export/notebook.py makes the cells.
 
-- each ```{python} chunk becomes one code cell, its `#|` option lines kept
-  first, exactly as written (as `quarto convert` makes it);
-- everything else becomes Markdown cells, one for each stretch between two
-  code cells, written as the website shows it (tools/export/markdown.py: a
-  title cell first, numbered references, captions, author-year citations
-  and a References cell last);
-- an exercise done in code (Compute, Implement, Measure) that has no
-  starter cell of its own is followed by an empty one to work in,
-  `# Exercise 1.4: your code here.`;
-- the YAML front matter reaches no cell.
-
-The book keeps worked solutions inside
-`::: {.content-visible when-profile="instructor"}` divs: the student edition
-drops those divs with everything in them (code included); the instructor
-edition keeps them. The website-only explorers, in
-`::: {.content-visible when-format="html"}` divs of `{ojs}` cells, are left
-out of both, since a notebook cannot run them; the chapter's prose before
-the div says what the website shows there.
-
-Why hand-written: jupytext reads `.qmd` only through Quarto's own
-`quarto convert`, which the tests must not need, and `quarto convert`
-keeps Quarto's Markdown as written and cannot leave one edition's
-instructor-only divs out.
+Why hand-written: jupytext reads `.qmd` only through `quarto convert`,
+which the tests must not need and which cannot drop one edition's divs.
 """
 
 from __future__ import annotations
@@ -52,9 +35,7 @@ KIND = re.compile(r"^\*(\w+) · [^*]+\*$")
 WORK = ("Compute", "Implement", "Measure")
 
 
-# PyYAML's libyaml parser where the wheel has it: the same results as
-# yaml.safe_load, about ten times faster (the checks parse every chunk's
-# options many times).
+# libyaml where the wheel has it: yaml.safe_load, ten times faster.
 YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -117,14 +98,6 @@ class Qmd:
     def chunks(self) -> list[Chunk]:
         return [part[1] for part in self.parts if part[0] == "code"]
 
-    def solutions(self) -> list[str]:
-        """The text of every instructor-only stretch: prose and code."""
-        return [
-            part[1].source if part[0] == "code" else part[1]
-            for part in self.parts
-            if (part[1].solution if part[0] == "code" else part[3])
-        ]
-
     def prose(self, edition: str = "instructor") -> str:
         """All markdown of the chapter (solutions only for instructors)."""
         return "\n".join(
@@ -136,122 +109,86 @@ class Qmd:
 
 
 def parse(path: Path | str) -> Qmd:
-    """Split a `.qmd` file into front matter, markdown and python chunks.
-
-    Raises QmdError naming the file and line for an unclosed front matter,
-    code chunk or fenced div, and for a stray closing `:::`.
-    """
+    """Split a `.qmd` file into front matter, markdown and python chunks;
+    QmdError names the file and line of anything left unclosed."""
     path = Path(path)
     lines = path.read_text(encoding="utf-8").split("\n")
-    where = f"{path}"
-    front = ""
     start = 0
-    if lines and lines[0].strip() == "---":
-        for index in range(1, len(lines)):
-            if lines[index].strip() in ("---", "..."):
-                front = "\n".join(lines[: index + 1])
-                start = index + 1
-                break
-        else:
-            raise QmdError(f"{where}:1: front matter '---' is never closed")
-
-    qmd = Qmd(path=path, front_matter=front)
+    if lines[0].strip() == "---":
+        ends = [i for i, t in enumerate(lines) if t.strip() in ("---", "...")]
+        if len(ends) < 2:
+            raise QmdError(f"{path}:1: front matter '---' is never closed")
+        start = ends[1] + 1
+    qmd = Qmd(path=path, front_matter="\n".join(lines[:start]))
     markdown: list[str] = []
-    markdown_line = start + 1
-    # Stack of open divs: (line number, is an instructor-only div).
-    divs: list[tuple[int, bool]] = []
-    fence: tuple[str, int] | None = None  # an open non-python code fence
-
-    def in_solution() -> bool:
-        return any(instructor for _, instructor in divs)
+    first = start + 1  # the line number of markdown[0]
+    divs: list[tuple[int, bool]] = []  # open divs: (line, instructor-only)
+    fence, fence_line = None, 0  # an open code fence of another language
 
     def flush(next_line: int, solution: bool | None = None) -> None:
-        nonlocal markdown, markdown_line
-        if solution is None:
-            solution = in_solution()
+        nonlocal markdown, first
         joined = "\n".join(markdown)
         text = joined.lstrip("\n")
-        # The part starts at its first line with text: skip the blank ones.
-        first_line = markdown_line + len(joined) - len(text)
-        text = text.rstrip("\n")
+        if solution is None:
+            solution = any(instructor for _, instructor in divs)
         if text.strip():
-            qmd.parts.append(("markdown", text, first_line, solution))
-        markdown = []
-        markdown_line = next_line
+            line = first + len(joined) - len(text)
+            qmd.parts.append(("markdown", text.rstrip("\n"), line, solution))
+        markdown, first = [], next_line
 
     index = start
     while index < len(lines):
-        text = lines[index]
-        number = index + 1
-        if fence is not None:
-            markdown.append(text)
-            marker = fence[0]
-            if text.strip() == marker[0] * len(text.strip()) and len(
-                text.strip()
-            ) >= len(marker):
-                fence = None
-            index += 1
-            continue
-        chunk_start = PYTHON_CHUNK.match(text)
-        if chunk_start:
-            ticks = chunk_start.group(1)
-            body: list[str] = []
-            end = index + 1
-            while end < len(lines) and not re.fullmatch(
-                rf"`{{{len(ticks)},}}\s*", lines[end]
-            ):
-                body.append(lines[end])
-                end += 1
-            if end == len(lines):
+        text, number = lines[index], index + 1
+        index += 1
+        chunk = PYTHON_CHUNK.match(text) if fence is None else None
+        if chunk:
+            close = re.compile(rf"`{{{len(chunk[1])},}}\s*")
+            end = next(
+                (
+                    i
+                    for i in range(index, len(lines))
+                    if close.fullmatch(lines[i])
+                ),
+                None,
+            )
+            if end is None:
                 raise QmdError(
-                    f"{where}:{number}: python chunk opened here is never "
+                    f"{path}:{number}: python chunk opened here is never "
                     "closed (add a line with ``` after its code)"
                 )
-            # Markdown before the chunk ends where the chunk starts.
-            solution = in_solution()
+            solution = any(instructor for _, instructor in divs)
             flush(end + 2)
             qmd.parts.append(
-                ("code", Chunk(lines=body, line=number, solution=solution))
+                ("code", Chunk(lines[index:end], number, solution))
             )
             index = end + 1
             continue
-        other_fence = FENCE.match(text)
-        if other_fence:
-            fence = (other_fence.group(1), number)
-            markdown.append(text)
-            index += 1
+        was, (fence, in_code) = fence, code_fence(text, fence)
+        fence_line = number if was is None else fence_line
+        instructor = not in_code and bool(INSTRUCTOR_DIV.match(text))
+        if instructor:
+            flush(number)  # a solution div starts its own part
+        markdown.append(text)
+        if in_code:
             continue
         if DIV_CLOSE.match(text):
             if not divs:
                 raise QmdError(
-                    f"{where}:{number}: ':::' closes a div that was never "
+                    f"{path}:{number}: ':::' closes a div that was never "
                     "opened"
                 )
-            _, instructor = divs.pop()
-            markdown.append(text)
-            if instructor:
-                # A solution div ends its own stretch of markdown.
+            if divs.pop()[1]:
                 flush(number + 1, solution=True)
-            index += 1
-            continue
-        if DIV_OPEN.match(text):
-            instructor = bool(INSTRUCTOR_DIV.match(text))
-            if instructor:
-                flush(number)
+        elif DIV_OPEN.match(text):
             divs.append((number, instructor))
-            markdown.append(text)
-            index += 1
-            continue
-        markdown.append(text)
-        index += 1
     if fence is not None:
         raise QmdError(
-            f"{where}:{fence[1]}: code fence {fence[0]} opened here is "
-            "never closed"
+            f"{path}:{fence_line}: code fence {fence} opened here is never "
+            "closed"
         )
     if divs:
         raise QmdError(
-            f"{where}:{divs[-1][0]}: fenced div ':::' opened here is never "
+            f"{path}:{divs[-1][0]}: fenced div ':::' opened here is never "
             "closed"
         )
     flush(len(lines) + 1)
