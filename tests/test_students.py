@@ -97,6 +97,7 @@ PLANTS = [
     (f"assignments/{CHAPTER}.ipynb", plant_markdown, "solution cell"),
     (f"_book/chapters/{CHAPTER}.html", plant_page, "solution cell"),
     ("_book/search.json", plant_index, "solution prose"),
+    ("_book/index.html", plant_page, "solution prose"),  # another page
 ]
 
 
