@@ -32,6 +32,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 from types import SimpleNamespace
+from typing import NamedTuple
 
 import nbformat
 import pytest
@@ -66,18 +67,35 @@ def questions(name: str) -> list[graded_questions.Question]:
     )
 
 
-def plants(name: str) -> list[tuple[str, str, str]]:
-    """(question, words of the public message, code) of each planted answer.
+class Plant(NamedTuple):
+    question: str
+    says: list[str]  # each in the public test's sentence; [] for full marks
+    never: list[str]  # none of these in it
+    code: str
 
-    tests/plants/<chapter>.py holds one cell per wrong answer, each opened
-    by `# %% <question>: <words>`.
+
+def plants(name: str) -> list[Plant]:
+    """The planted answers of tests/plants/<chapter>.py.
+
+    One cell per answer, opened by `# %% <question>: <words>`: a wrong
+    answer scores 0, and its public test fails with one sentence, on one
+    line, that contains each of the words `a | b` and none of `| not: c`;
+    `# %% <question>: full marks` is a right answer in another form.
     """
     text = (PLANTS / f"{name}.py").read_text(encoding="utf-8")
     parts = re.split(r"^# %% (.+)\n", text, flags=re.MULTILINE)[1:]
     found = []
     for header, code in zip(parts[::2], parts[1::2], strict=True):
         question, _, words = header.partition(": ")
-        found.append((question, words, code.strip("\n")))
+        wanted = [] if words == "full marks" else words.split(" | ")
+        found.append(
+            Plant(
+                question,
+                [w for w in wanted if not w.startswith("not: ")],
+                [w.removeprefix("not: ") for w in wanted if w[:5] == "not: "],
+                code.strip("\n"),
+            )
+        )
     return found
 
 
@@ -106,8 +124,11 @@ def solutions_submission(name: str) -> nbformat.NotebookNode:
     )
     start = next(c for c in assignment.cells if OTTER_CELL.match(c.source))
     cells = [copy.deepcopy(start), *shared_prefix_trimmed(name, instructor)]
-    for question, _, planted in plants(name):
-        cells += [code(planted), code(REPORT.format(question=question))]
+    for plant in plants(name):
+        cells += [
+            code(plant.code),
+            code(REPORT.format(question=plant.question)),
+        ]
     for question in questions(name):
         last = question.solution.split("\n")[-1]
         reference = graded_questions.CHECK_CALL.match(last).group(2)
@@ -348,29 +369,37 @@ def test_solutions_run_prints_the_instructor_notebook(run):
 
 
 @pytest.mark.parametrize("run", SOLUTIONS)
-def test_planted_wrong_answers_lose_the_points(run):
+def test_planted_answers_are_graded_with_the_right_sentence(run):
     name = chapter_of(run)
     planted = plants(name)
     names = {q.name for q in questions(name)}
     for question in names:
-        count = sum(1 for q, _, _ in planted if q == question)
+        count = sum(1 for p in planted if p.question == question and p.says)
         assert count >= 2, f"{question}: {count} planted wrong answers"
-    assert {q for q, _, _ in planted} == names
+    assert {p.question for p in planted} == names
     reports = executed_cells(run)[-2 * len(names) - 2 * len(planted) :]
-    for number, (question, words, _) in enumerate(planted):
+    for number, plant in enumerate(planted):
+        what = f"{plant.question} ({' | '.join(plant.says) or 'full marks'})"
         cell = reports[2 * number + 1]
         assert not errors(cell) and not errors(reports[2 * number]), (
-            f"{question} ({words!r}): {errors(cell)}"
+            f"{what}: {errors(reports[2 * number]) or errors(cell)}"
         )
         printed = "".join(
             o.text for o in cell.outputs if o.get("name") == "stdout"
         )
-        assert printed.strip(), f"{question} ({words!r}): {cell.outputs}"
+        assert printed.strip(), f"{what}: {cell.outputs}"
         report = json.loads(printed.strip().split("\n")[-1])
+        if not plant.says:
+            assert report["score"] == report["possible"], f"{what}: {report}"
+            continue
+        assert report["score"] == 0, f"{what} scored {report}"
+        # The check's one sentence, as the public test's assertion message.
         said = report["messages"][0].strip().split("\n")[-1]
-        assert report["score"] == 0, f"{question}: {words!r} scored {report}"
-        assert words in said, f"{question}: {said!r}"
-        assert said.endswith((".", "?")), said
+        assert said.startswith("AssertionError: "), f"{what}: {said!r}"
+        assert said.endswith((".", "?")), f"{what}: {said!r}"
+        missing = [w for w in plant.says if w not in said]
+        present = [w for w in plant.never if w in said]
+        assert not missing and not present, f"{what}: {said!r}"
 
 
 # Without a kernel: the comparison and the collection rule themselves.
