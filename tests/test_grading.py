@@ -47,9 +47,18 @@ PLANTS = Path(__file__).resolve().parent / "plants"
 UNTOUCHED = [f"untouched-{name}" for name in GRADED]
 SOLUTIONS = [f"solutions-{name}" for name in GRADED]
 OTTER_CELL = re.compile(r'^(# Initialize Otter\n|grader\.check\("[\w-]+"\)$)')
+# How a planted answer fares: the question's bundled tests, run as
+# grader.check runs them. A wrong answer meets only its public test: every
+# hidden test runs that first (test_hidden_tests_stay_in_the_autograder),
+# so it scores 0 too, and the check, the costly part, runs once, not twice.
 REPORT = """import json
 
-graded = grader.check("{question}")
+from otter.test_files import ExceptionTestFile
+
+graded = ExceptionTestFile.from_file("tests/{question}.py")
+if {wrong}:
+    graded.test_cases = [t for t in graded.test_cases if not t.hidden]
+graded.run(globals())
 print(json.dumps({{
     "score": graded.score,
     "possible": graded.possible,
@@ -127,7 +136,9 @@ def solutions_submission(name: str) -> nbformat.NotebookNode:
     for plant in plants(name):
         cells += [
             code(plant.code),
-            code(REPORT.format(question=plant.question)),
+            code(
+                REPORT.format(question=plant.question, wrong=bool(plant.says))
+            ),
         ]
     for question in questions(name):
         last = question.solution.split("\n")[-1]
