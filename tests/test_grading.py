@@ -196,7 +196,12 @@ def graded(run: str):
     folder = bundle(name).parent / kind
     folder.mkdir(exist_ok=True)  # a second test asks again after a failure
     path = folder / f"{name}.ipynb"
-    nbformat.write(submitted, path)
+    # A last cell spares the kernel's exit a garbage collection over all
+    # that torch and the chapter made: measured, 1.2-1.3 s of a run's
+    # shutdown without it, 0.2-0.45 s with it. The process ends anyway.
+    ending = code("import gc\n\ngc.freeze()")
+    cells = [*submitted.cells, ending]
+    nbformat.write(nbformat.from_dict({**submitted, "cells": cells}), path)
     archive = next((bundle(name) / "autograder").glob("*.zip"))
     return submitted, grade_submission(str(path), str(archive), quiet=True)
 
