@@ -9,13 +9,14 @@ start; no Docker), each in a fresh kernel:
 - untouched: the committed student assignment, as a learner receives it.
   Every question scores 0, no cell raises, and every cell prints what
   notebooks/<chapter>.ipynb recorded, compared by nbval's own comparison.
-- solutions: every cell of the instructor notebook, then, for each
-  question, the planted wrong answers of tests/plants/<chapter>.py, each
-  graded in turn by `grader.check` with the bundle's tests (each scores 0
-  and its public test fails with the intended sentence), and last the
-  reference solution, which otter's results record: full marks. Every
-  instructor cell prints what notebooks/instructor/<chapter>.ipynb
-  recorded.
+- solutions: every cell of the instructor notebook, then the answers
+  planted in tests/plants/<chapter>.py (the common mistakes, tampering,
+  and right answers in other forms), each graded in turn with the
+  bundle's tests: a wrong one scores 0 and its public test fails with the
+  check's one sentence, saying what the plant says; a right one scores
+  full marks. Last, each reference solution, which otter's results
+  record: full marks. Every instructor cell prints what
+  notebooks/instructor/<chapter>.ipynb recorded.
 
 These two runs are the graded chapters' notebook executions, so nbval does
 not execute those notebooks again (tests/conftest.py); the scheduler runs
@@ -342,12 +343,18 @@ def test_hidden_tests_stay_in_the_autograder(run):
     assert "- torch==" in environment and "- matplotlib==" in environment
 
 
+def every_question_graded(run: str) -> dict:
+    """{question: otter's result}, one for each of the chapter's questions."""
+    results = graded(run)[1].results
+    names = [q.name for q in questions(chapter_of(run))]
+    assert sorted(results) == sorted(names), results
+    return results
+
+
 @pytest.mark.parametrize("run", UNTOUCHED)
 def test_untouched_assignment_scores_zero_without_crashing(run):
-    _, results = graded(run)
-    names = [q.name for q in questions(chapter_of(run))]
-    assert sorted(results.results) == sorted(names), results.results
-    scores = {q: results.get_score(q) for q in names}
+    results = every_question_graded(run)
+    scores = {q: result.score for q, result in results.items()}
     assert all(score == 0 for score in scores.values()), scores
     raised = [c.source for c in executed_cells(run) if errors(c)]
     assert not raised, f"cells raised: {raised}"
@@ -362,11 +369,9 @@ def test_untouched_assignment_prints_the_student_notebook(run):
 
 @pytest.mark.parametrize("run", SOLUTIONS)
 def test_solutions_score_full_marks(run):
-    _, results = graded(run)
-    names = [q.name for q in questions(chapter_of(run))]
-    assert sorted(results.results) == sorted(names), results.results
+    results = every_question_graded(run)
     for question in questions(chapter_of(run)):
-        result = results.results[question.name]
+        result = results[question.name]
         assert result.possible == question.points, question.name
         assert result.score == result.possible, (
             f"{question.name}: {[r.message for r in result.test_case_results]}"
@@ -421,35 +426,25 @@ def test_planted_answers_are_graded_with_the_right_sentence(run):
 # Without a kernel: the comparison and the collection rule themselves.
 
 
-def a_printing_cell(name: str = "mechanics"):
-    notebook = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", 4)
-    return next(
+def test_the_comparison_reports_what_nbval_reports_and_skips_the_rest():
+    notebook = nbformat.read(ROOT / "notebooks" / "mechanics.ipynb", 4)
+    recorded = next(
         c
         for c in notebook.cells
-        if c.cell_type == "code"
-        and any(o.get("name") == "stdout" for o in c.outputs)
+        if any(o.get("name") == "stdout" for o in c.get("outputs", []))
     )
-
-
-def test_the_comparison_reports_a_changed_printed_value():
-    recorded = a_printing_cell()
     assert difference(recorded, copy.deepcopy(recorded)) == ""
     ran = copy.deepcopy(recorded)
     stream = next(o for o in ran.outputs if o.get("name") == "stdout")
     stream.text = stream.text.replace("(", "[", 1) + "one more line\n"
     assert "mismatch 'stdout'" in difference(recorded, ran)
-    ran.outputs = [nbformat.v4.new_output("error", ename="E", evalue="x")]
-    assert difference(recorded, ran) == "raised E: x"
-
-
-def test_the_comparison_skips_only_what_nbval_skips():
-    recorded = a_printing_cell()
+    ran.outputs = []
+    assert "Missing output fields" in difference(recorded, ran)
     ignored = copy.deepcopy(recorded)
     ignored.source = "# NBVAL_IGNORE_OUTPUT\n" + ignored.source
-    ran = copy.deepcopy(ignored)
-    ran.outputs = []
     assert difference(ignored, ran) == ""
-    assert "Missing output fields" in difference(recorded, ran)
+    ran.outputs = [nbformat.v4.new_output("error", ename="E", evalue="x")]
+    assert difference(ignored, ran) == "raised E: x"
 
 
 def test_graded_notebooks_are_left_to_the_grading_runs():
