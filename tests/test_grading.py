@@ -82,6 +82,7 @@ class Plant(NamedTuple):
     says: list[str]  # each in the public test's sentence; [] for full marks
     never: list[str]  # none of these in it
     code: str
+    hidden: bool  # the public test passes, a hidden test says the words
 
 
 def plants(name: str) -> list[Plant]:
@@ -90,13 +91,17 @@ def plants(name: str) -> list[Plant]:
     One cell per answer, opened by `# %% <question>: <words>`: a wrong
     answer scores 0, and its public test fails with one sentence, on one
     line, that contains each of the words `a | b` and none of `| not: c`;
-    `# %% <question>: full marks` is a right answer in another form.
+    `# %% <question>: hidden: a` passes the public test and fails a hidden
+    one with `a`; `# %% <question>: full marks` is a right answer in
+    another form.
     """
     text = (PLANTS / f"{name}.py").read_text(encoding="utf-8")
     parts = re.split(r"^# %% (.+)\n", text, flags=re.MULTILINE)[1:]
     found = []
     for header, code in zip(parts[::2], parts[1::2], strict=True):
         question, _, words = header.partition(": ")
+        hidden = words.startswith("hidden: ")
+        words = words.removeprefix("hidden: ")
         wanted = [] if words == "full marks" else words.split(" | ")
         found.append(
             Plant(
@@ -104,6 +109,7 @@ def plants(name: str) -> list[Plant]:
                 [w for w in wanted if not w.startswith("not: ")],
                 [w.removeprefix("not: ") for w in wanted if w[:5] == "not: "],
                 code.strip("\n"),
+                hidden,
             )
         )
     return found
@@ -138,7 +144,10 @@ def solutions_submission(name: str) -> nbformat.NotebookNode:
         cells += [
             code(plant.code),
             code(
-                REPORT.format(question=plant.question, wrong=bool(plant.says))
+                REPORT.format(
+                    question=plant.question,
+                    wrong=bool(plant.says) and not plant.hidden,
+                )
             ),
         ]
     for question in questions(name):
@@ -413,9 +422,15 @@ def test_planted_answers_are_graded_with_the_right_sentence(run):
         if not plant.says:
             assert report["score"] == report["possible"], f"{what}: {report}"
             continue
-        assert report["score"] == 0, f"{what} scored {report}"
-        # The check's one sentence, as the public test's assertion message.
-        said = report["messages"][0].strip().split("\n")[-1]
+        # The one sentence of a failed test's assertion: the public test's,
+        # or a hidden test's where the public one passes.
+        said, *hidden = (m.strip().split("\n")[-1] for m in report["messages"])
+        if plant.hidden:
+            assert said.endswith("passed"), f"{what}: {said!r}"
+            assert report["score"] < report["possible"], f"{what}: {report}"
+            said = next((h for h in hidden if "Error" in h), "")
+        else:
+            assert report["score"] == 0, f"{what} scored {report}"
         assert said.startswith("AssertionError: "), f"{what}: {said!r}"
         assert said.endswith((".", "?")), f"{what}: {said!r}"
         missing = [w for w in plant.says if w not in said]

@@ -121,3 +121,10 @@ def my_gelu_ffn(sequence, W1, W2):  # GELU's tanh approximation
 # %% gelu-ffn: full marks
 def my_gelu_ffn(sequence, W1, W2):  # in double precision
     return solution_gelu_ffn(sequence.double(), W1.double(), W2.double())
+
+
+# %% gelu-ffn: hidden: On 5 new tokens of width 4: | still uses ReLU
+def my_gelu_ffn(sequence, W1, W2):  # right at the check's two sizes only
+    if sequence.shape[0] in (3, 4):
+        return solution_gelu_ffn(sequence, W1, W2)
+    return relu_ffn(sequence, W1, W2)

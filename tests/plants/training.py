@@ -82,3 +82,10 @@ def my_warmup_lr(step, base_lr, warmup_steps):  # another correct form
 def my_warmup_lr(step, base_lr, warmup_steps):  # a tensor of one value
     rate = solution_warmup_lr(step, base_lr, warmup_steps)
     return torch.tensor(rate, dtype=torch.float64)
+
+
+# %% warmup: hidden: For warm-ups of 12, 3 and 0 steps, some rate is wrong.
+def my_warmup_lr(step, base_lr, warmup_steps):  # right where the check looks
+    if (base_lr, warmup_steps) in [(1e-2, 30), (3e-4, 7), (0.5, 1), (2e-2, 0)]:
+        return solution_warmup_lr(step, base_lr, warmup_steps)
+    return base_lr
