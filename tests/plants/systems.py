@@ -116,6 +116,19 @@ def my_next_output(block, token, cache):  # the example's cache length
     return cached_step(block, X_new, cache)[0]
 
 
+# %% cached-offset: full marks
+def my_next_output(block, token, cache):  # cached_step's pair, returned
+    X_new = token + sinusoidal(cache.length, 1, block.config.width)
+    return cached_step(block, X_new, cache)
+
+
+torch.manual_seed(123)
+drawn = torch.rand(3)
+torch.manual_seed(123)
+check_cached_offset(solution_cached_offset)  # before a plant replaces it
+assert torch.equal(torch.rand(3), drawn)  # the check left the seed alone
+
+
 # %% cached-offset: returned None
 def check_cached_offset(fn):  # tampering
     return True
@@ -176,6 +189,19 @@ import functools
 my_saved_bytes = functools.partial(saved_bytes)
 
 
+# %% saved-bytes: product of two rows | twice what is kept | keyed by untyped_storage().data_ptr() | not: 128
+def my_saved_bytes(fn, *inputs):
+    sizes = {}
+
+    def pack(T):  # keyed by the view's own start, not its storage's
+        sizes[T.data_ptr()] = T.untyped_storage().nbytes()
+        return T
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T):
+        fn(*inputs)
+    return sum(sizes.values())
+
+
 # %% saved-bytes: That is the chapter's saved_bytes
 def check_saved_bytes(fn):  # tampering
     return True
@@ -225,22 +251,6 @@ def my_kv_cache_bytes(B, S, D, blocks, bytes_per_element):
 def my_ffn_activation_bytes(block, X):  # from the module sizes, not measured
     B, S, D = X.shape
     return B * S * (2 * block.ffn.up.out_features + D) * X.element_size()
-
-
-# %% saved-bytes: product of two rows | twice what is kept | keyed by untyped_storage().data_ptr() | not: 128
-assert saved_bytes.__code__.co_name == "saved_bytes"  # the check's trap undone
-
-
-def my_saved_bytes(fn, *inputs):
-    sizes = {}
-
-    def pack(T):  # keyed by the view's own start, not its storage's
-        sizes[T.data_ptr()] = T.untyped_storage().nbytes()
-        return T
-
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T):
-        fn(*inputs)
-    return sum(sizes.values())
 
 
 # %% saved-bytes: For a sine your 7 bytes are too low | not: 60
@@ -342,16 +352,3 @@ def my_next_output(block, token, cache):
 
 # %% cached-offset: check_cached_offset needs a function, not a int object.
 my_next_output = 5
-
-
-# %% cached-offset: full marks
-def my_next_output(block, token, cache):  # cached_step's pair, returned
-    X_new = token + sinusoidal(cache.length, 1, block.config.width)
-    return cached_step(block, X_new, cache)
-
-
-torch.manual_seed(123)
-drawn = torch.rand(3)
-torch.manual_seed(123)
-check_cached_offset(solution_cached_offset)
-assert torch.equal(torch.rand(3), drawn)  # the check left the seed alone
