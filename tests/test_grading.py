@@ -141,15 +141,9 @@ def solutions_submission(name: str) -> nbformat.NotebookNode:
     start = next(c for c in assignment.cells if OTTER_CELL.match(c.source))
     cells = [copy.deepcopy(start), *shared_prefix_trimmed(name, instructor)]
     for plant in plants(name):
-        cells += [
-            code(plant.code),
-            code(
-                REPORT.format(
-                    question=plant.question,
-                    wrong=bool(plant.says) and not plant.hidden,
-                )
-            ),
-        ]
+        wrong = bool(plant.says) and not plant.hidden
+        report = REPORT.format(question=plant.question, wrong=wrong)
+        cells += [code(plant.code), code(report)]
     for question in questions(name):
         last = question.solution.split("\n")[-1]
         reference = graded_questions.CHECK_CALL.match(last).group(2)
