@@ -171,6 +171,31 @@ def test_quiz_checks_agree_with_the_instructor_key():
     assert len(quiz_problems(wrong, partial)) == 2
 
 
+def test_check_quiz_accepts_the_key_alone_and_says_only_right_or_wrong(
+    capsys,
+):
+    """The notebook's check_quiz, run from its chunk (it needs no torch)."""
+    parsed = qmd.parse(ROOT / "chapters" / "maths-and-code.qmd")
+    chunk = next(
+        c for c in parsed.chunks() if c.options.get("label") == "quiz-check"
+    )
+    namespace = {}
+    exec(chunk.source, namespace)
+    check = namespace["check_quiz"]
+    instructor = parsed.prose("instructor").split("### Checkpoint quiz")[1]
+    key = dict(re.findall(r"^(\d)\. \(([a-d])\) ", instructor, re.M))
+    for question, letter in key.items():
+        assert [x for x in "abcd" if check(int(question), x)] == [letter]
+    assert check("4", key["4"])  # a number typed as text
+    assert not check(6, "a")
+    assert set(capsys.readouterr().out.split("\n")) == {
+        "Right.",
+        "Not this one; reread the section and try again.",
+        "There is no question 6; the questions are 1, 2, 3, 4, 5.",
+        "",
+    }
+
+
 OBJECTIVES = '::: {.callout-tip title="Learning objectives"}'
 
 

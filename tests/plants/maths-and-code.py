@@ -1,10 +1,6 @@
-# Planted wrong answers to the maths-and-code assignment
-# (tests/test_grading.py).
-#
-# Each cell, opened by `# %% <question>: <words>`, is what a learner might
-# submit for that question. The grading run appends it, after every cell of
-# the instructor notebook, and grades it with `grader.check`: it must score
-# 0 and its public test must fail with a sentence containing <words>.
+# Answers a learner might submit to the maths-and-code assignment, each
+# graded after the instructor notebook (format: tests/test_grading.py,
+# plants).
 # ruff: noqa: F811, F821
 
 # %% complete-block: uses nn.MultiheadAttention
@@ -70,7 +66,7 @@ class MyPostNormBlock(SolutionBlock):
 MyPostNormBlock = PostNormBlock
 
 
-# %% padding: comes after a real token
+# %% padding: comes after a real token | every padded position comes first
 def my_padding_mask(lengths, length):
     return torch.arange(length)[None, :] >= lengths[:, None]
 
@@ -80,12 +76,12 @@ def my_padding_mask(lengths, length):
     return torch.arange(length)[None, :] >= (length - lengths)[:, None]
 
 
-# %% padding: padded ones
+# %% padding: padded ones | marks 1 position as padding,
 def my_padding_mask(lengths, length):
     return torch.arange(length)[None, :] <= (length - lengths)[:, None]
 
 
-# %% padding: dtype
+# %% padding: dtype torch.float32
 def my_padding_mask(lengths, length):
     return (
         torch.arange(length)[None, :] < (length - lengths)[:, None]
@@ -100,7 +96,7 @@ def my_zero_branch_test(block):
         return torch.equal(quiet(X_test), X_test)
 
 
-# %% zero-branch: without norm_ffn
+# %% zero-branch: without norm_ffn; silence only attention
 def my_zero_branch_test(block):
     X_test = torch.randn(2, 5, block.config.width)
     quiet = silenced(block, ["attn.out_proj", "ffn.2"])
@@ -108,7 +104,7 @@ def my_zero_branch_test(block):
         return torch.equal(quiet(X_test), X_test)
 
 
-# %% zero-branch: adds the normalised input
+# %% zero-branch: adds the normalised input | check the output equals the input
 def my_zero_branch_test(block):
     return True
 
@@ -478,3 +474,224 @@ def my_causal_test(block):  # a change below the default tolerance
             if not torch.allclose(after, Y_test[:, :position]):
                 return False
     return True
+
+
+# %% complete-block: and so does attention(LN1(X)); check the score scaling | the softmax's axis
+class MyBlock(SolutionBlock):
+    def attention(self, Z):  # scores not divided by the square root
+        return SolutionBlock.attention(self, Z * 8**0.5)
+
+
+# %% complete-block: its FFN applies ReLU
+class MyBlock(SolutionBlock):
+    def __init__(self, config):
+        super().__init__(config)
+        self.ffn[1] = nn.ReLU()
+
+
+# %% complete-block: so check how forward adds them
+class MyBlock(SolutionBlock):
+    def forward(self, X):
+        Z = self.norm_attn(X)
+        H = Z + self.attention(Z)  # should be X + ...
+        return H + self.ffn(self.norm_ffn(H))
+
+
+# %% complete-block: no submodule norm_attn
+class MyBlock(nn.Module):  # the starter, unfinished
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+
+
+# %% post-norm: norm_attn; finish MyBlock's __init__
+class MyPostNormBlock(MyBlock):  # on the unfinished MyBlock above
+    def forward(self, X):
+        return None
+
+
+# %% post-norm: check each residual sum
+class MyPostNormBlock(SolutionBlock):
+    def forward(self, X):
+        H = self.norm_attn(self.attention(X))
+        return self.norm_ffn(H + self.ffn(H))
+
+
+# %% post-norm: one tensor
+class MyPostNormBlock(SolutionPostNormBlock):
+    def forward(self, X):
+        return super().forward(X), None
+
+
+# %% post-norm: expected a block class
+MyPostNormBlock = 42
+
+
+# %% post-norm: no submodule norm_attn.
+def MyPostNormBlock(config):
+    return nn.Linear(6, 6)
+
+
+# %% post-norm: raised ZeroDivisionError
+def MyPostNormBlock(config):
+    return 1 / 0
+
+
+# %% padding: Not yet: | None
+def my_padding_mask(lengths, length):
+    return None
+
+
+# %% padding: expected a function
+my_padding_mask = "mask"
+
+
+# %% padding: returned a list
+def my_padding_mask(lengths, length):
+    return [[False]]
+
+
+# %% padding: raised TypeError
+def my_padding_mask(lengths):
+    return lengths
+
+
+# %% zero-branch: Not yet: | None
+def my_zero_branch_test(block):
+    return None
+
+
+# %% zero-branch: rejected a correct pre-norm block | (weight and bias of attn.out_proj and of ffn[2])
+def my_zero_branch_test(block):  # the biases still add their values
+    quiet = copy.deepcopy(block)
+    with torch.no_grad():
+        for layer in (quiet.attn.out_proj, quiet.ffn[2]):
+            layer.weight.zero_()
+        X_test = torch.randn(2, 5, block.config.width)
+        return torch.allclose(quiet(X_test), X_test)
+
+
+# %% zero-branch: returned a Tensor
+def my_zero_branch_test(block):
+    return torch.tensor(1.0)
+
+
+# %% causal: at most 2 positions
+def my_causal_test(block):
+    X_test = torch.randn(2, 2, block.config.width)
+    X_changed = X_test.clone()
+    X_changed[:, 1, 0] += 100.0
+    with torch.no_grad():
+        return torch.allclose(block(X_test)[:, 0], block(X_changed)[:, 0])
+
+
+# %% causal: rejected a causal PreNormBlock
+def my_causal_test(block):  # changes the first token, watches the rest
+    X_test = torch.randn(2, 6, block.config.width)
+    X_changed = X_test.clone()
+    X_changed[:, 0, 0] += 100.0
+    with torch.no_grad():
+        return torch.allclose(block(X_test)[:, 1:], block(X_changed)[:, 1:])
+
+
+# %% causal: position 1 only
+def my_causal_test(block):  # every leak into position 0, none later
+    X_test = torch.randn(2, 6, block.config.width)
+    with torch.no_grad():
+        Y_test = block(X_test)
+        for position in range(1, 6):
+            X_changed = X_test.clone()
+            X_changed[:, position, 0] += 100.0
+            if not torch.allclose(Y_test[:, 0], block(X_changed)[:, 0]):
+                return False
+    return True
+
+
+# %% causal: expected a function
+my_causal_test = 12
+
+
+# %% shapes: works only at length 4
+def my_shape_test(block):
+    for B in (1, 2, 3, 8):
+        X_test = torch.randn(B, 4, block.config.width)
+        with torch.no_grad():
+            if block(X_test).shape != X_test.shape:
+                return False
+    return True
+
+
+# %% shapes: rejected a correct PreNormBlock
+def my_shape_test(block):
+    return False
+
+
+# %% shapes: expected a function
+my_shape_test = "shapes"
+
+
+# %% shapes: full marks
+def my_shape_test(block):  # a shape error counts as a failure
+    heads = block.config.heads
+    try:
+        for B, S in [(1, 1), (2, 5)]:
+            X_test = torch.zeros(B, S, block.config.width)
+            with torch.no_grad():
+                Y_test, weights = block(X_test, need_weights=True)
+            if Y_test.shape != X_test.shape:
+                return False
+            if weights.shape != (B, heads, S, S):
+                return False
+    except RuntimeError:
+        return False
+    return True
+
+
+# %% gradient: off by 10.0%
+def my_gradient_norms(blocks, X, R):
+    return [1.1 * norm for norm in solution_gradient_norms(blocks, X, R)]
+
+
+# %% gradient: returned 11 values for a stack of 12 blocks
+def my_gradient_norms(blocks, X, R):
+    return solution_gradient_norms(blocks, X, R)[:-1]
+
+
+# %% gradient: not finite
+def my_gradient_norms(blocks, X, R):
+    return [float("nan")] * len(blocks)
+
+
+# %% gradient: raised
+def my_gradient_norms(blocks, X, R):  # the running example's width
+    return [float(blocks[0](torch.ones(1, 2, 6)).norm())] * len(blocks)
+
+
+# %% gradient: stacked copies of X
+my_gradient_norms = gradient_norms_by_depth
+
+
+# %% gradient: stacked copies of X
+def my_gradient_norms(blocks, X, R):
+    return gradient_norms_by_depth(blocks, X, R)
+
+
+# %% gradient: returned a float
+def my_gradient_norms(blocks, X, R):
+    return 3.0
+
+
+# %% gradient: expected a function
+my_gradient_norms = "norms"
+
+
+# %% gradient: full marks
+def my_gradient_norms(blocks, X, R):  # tensors of one value each
+    norms = solution_gradient_norms(blocks, X, R)
+    return [torch.tensor(norm) for norm in norms]
+
+
+# %% gradient: hidden: For 5 post-norm blocks of width 12, some norm is wrong.
+def my_gradient_norms(blocks, X, R):  # right for the check's 12 blocks only
+    norms = solution_gradient_norms(blocks, X, R)
+    return norms if len(blocks) == 12 else norms[::-1]

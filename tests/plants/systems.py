@@ -1,12 +1,8 @@
-# Planted wrong answers to the systems assignment (tests/test_grading.py).
-#
-# Each cell, opened by `# %% <question>: <words>`, is what a learner might
-# submit for that question. The grading run appends it, after every cell of
-# the instructor notebook, and grades it with `grader.check`: it must score
-# 0 and its public test must fail with a sentence containing <words>.
+# Answers a learner might submit to the systems assignment, each graded
+# after the instructor notebook (format: tests/test_grading.py, plants).
 # ruff: noqa: E402, F811, F821
 
-# %% saved-bytes: the rows' own sizes
+# %% saved-bytes: the rows' own sizes | whole storage they view | untyped_storage().nbytes() | not: 128
 def my_saved_bytes(fn, *inputs):
     sizes = []
 
@@ -32,7 +28,7 @@ def my_saved_bytes(fn, *inputs):
     return sum(sizes.values())
 
 
-# %% saved-bytes: you counted nothing
+# %% saved-bytes: you counted nothing | not under torch.no_grad()
 def my_saved_bytes(fn, *inputs):
     return 0
 
@@ -62,13 +58,13 @@ def my_kv_cache_bytes(B, S, D, blocks, bytes_per_element):
     return blocks * B * S * D * bytes_per_element
 
 
-# %% cached-offset: Offset is 0
+# %% cached-offset: Offset is 0, which treats the token as | not: 5
 def my_next_output(block, token, cache):
     X_new = token + sinusoidal(0, 1, block.config.width)
     return cached_step(block, X_new, cache)[0]
 
 
-# %% cached-offset: Offset is 4
+# %% cached-offset: Offset is 4, which is not where | not: cache.length | not: 5
 def my_next_output(block, token, cache):
     X_new = token + sinusoidal(cache.length - 1, 1, block.config.width)
     return cached_step(block, X_new, cache)[0]
@@ -79,7 +75,7 @@ def my_next_output(block, token, cache):
     return cached_step(block, token, cache)[0]
 
 
-# %% ffn-bytes: formulas give for config.ff_width
+# %% ffn-bytes: formulas give for config.ff_width | measure the tensors the forward pass produces
 def my_ffn_activation_bytes(block, X):
     B, S, D = X.shape
     return B * S * (2 * block.config.ff_width + D) * X.element_size()
@@ -109,7 +105,7 @@ def my_ffn_activation_bytes(block, X):
     return sum(T.numel() for T in ffn_outputs(block, X))
 
 
-# %% ffn-bytes: Off by a factor of 2
+# %% ffn-bytes: Off by a factor of 2 for B=2, S=3, float32 | 2 bytes per element for float32
 def my_ffn_activation_bytes(block, X):
     return sum(T.numel() for T in ffn_outputs(block, X)) * 2
 
@@ -118,6 +114,19 @@ def my_ffn_activation_bytes(block, X):
 def my_next_output(block, token, cache):  # the example's cache length
     X_new = token + sinusoidal(5, 1, block.config.width)
     return cached_step(block, X_new, cache)[0]
+
+
+# %% cached-offset: full marks
+def my_next_output(block, token, cache):  # cached_step's pair, returned
+    X_new = token + sinusoidal(cache.length, 1, block.config.width)
+    return cached_step(block, X_new, cache)
+
+
+torch.manual_seed(123)
+drawn = torch.rand(3)
+torch.manual_seed(123)
+check_cached_offset(solution_cached_offset)  # before a plant replaces it
+assert torch.equal(torch.rand(3), drawn)  # the check left the seed alone
 
 
 # %% cached-offset: returned None
@@ -180,6 +189,19 @@ import functools
 my_saved_bytes = functools.partial(saved_bytes)
 
 
+# %% saved-bytes: product of two rows | twice what is kept | keyed by untyped_storage().data_ptr() | not: 128
+def my_saved_bytes(fn, *inputs):
+    sizes = {}
+
+    def pack(T):  # keyed by the view's own start, not its storage's
+        sizes[T.data_ptr()] = T.untyped_storage().nbytes()
+        return T
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T):
+        fn(*inputs)
+    return sum(sizes.values())
+
+
 # %% saved-bytes: That is the chapter's saved_bytes
 def check_saved_bytes(fn):  # tampering
     return True
@@ -229,3 +251,104 @@ def my_kv_cache_bytes(B, S, D, blocks, bytes_per_element):
 def my_ffn_activation_bytes(block, X):  # from the module sizes, not measured
     B, S, D = X.shape
     return B * S * (2 * block.ffn.up.out_features + D) * X.element_size()
+
+
+# %% saved-bytes: For a sine your 7 bytes are too low | not: 60
+def my_saved_bytes(fn, *inputs):
+    return 7
+
+
+# %% saved-bytes: returned a float
+def my_saved_bytes(fn, *inputs):
+    return 60.0
+
+
+# %% saved-bytes: my_saved_bytes raised TypeError
+def my_saved_bytes(fn, *inputs):
+    return fn()
+
+
+# %% saved-bytes: returned None
+def my_saved_bytes(fn, *inputs):
+    return None
+
+
+# %% saved-bytes: check_saved_bytes needs a function, not a int object.
+my_saved_bytes = 3
+
+
+# %% ffn-bytes: formulas give for config.ff_width
+def my_ffn_activation_bytes(block, X):  # the config's hidden tensor, twice
+    B, S, D = X.shape
+    return B * S * 2 * block.config.ff_width * X.element_size()
+
+
+# %% ffn-bytes: only the FFN's output
+def my_ffn_activation_bytes(block, X):
+    Y = block(X)  # (B, S, D), not the hidden tensor
+    return Y.numel() * Y.element_size()
+
+
+# %% ffn-bytes: your 7 bytes are too low | not: 1,152 | not: 1152
+def my_ffn_activation_bytes(block, X):
+    return 7
+
+
+# %% ffn-bytes: returned a float
+def my_ffn_activation_bytes(block, X):
+    return float(X.shape[0] * X.shape[1] * 24 * X.element_size())
+
+
+# %% ffn-bytes: my_ffn_activation_bytes raised AttributeError
+def my_ffn_activation_bytes(block, X):
+    return block.ffn.missing_layer(X)
+
+
+# %% ffn-bytes: check_ffn_activation_bytes needs a function, not a str object.
+my_ffn_activation_bytes = "bytes"
+
+
+# %% kv-cache: your 7 bytes are too low
+def my_kv_cache_bytes(B, S, D, blocks, bytes_per_element):
+    return 7
+
+
+# %% kv-cache: bytes are too high
+def my_kv_cache_bytes(B, S, D, blocks, bytes_per_element):
+    return 10**6
+
+
+# %% kv-cache: raised ZeroDivisionError
+def my_kv_cache_bytes(B, S, D, blocks, bytes_per_element):
+    return 1 / 0
+
+
+# %% kv-cache: full marks
+def my_kv_cache_bytes(B, S, D, blocks, bytes_per_element):  # the chapter's
+    one = kv_cache_bytes(B, S, D, bytes_per_element, heads=2, kv_heads=2)
+    return blocks * one
+
+
+# %% cached-offset: matches no position
+def my_next_output(block, token, cache):  # the cache left out
+    return block(token + sinusoidal(cache.length, 1, block.config.width))
+
+
+# %% cached-offset: The output has shape (2, 2, 5, 4) | but one new token needs (2, 1, 8)
+def my_next_output(block, token, cache):
+    return cache.keys
+
+
+# %% cached-offset: returned a list
+def my_next_output(block, token, cache):
+    return [0.0]
+
+
+# %% cached-offset: my_next_output raised RuntimeError
+def my_next_output(block, token, cache):
+    padded = torch.cat([token, token], dim=-1)  # (B, 1, 2D)
+    return cached_step(block, padded, cache)[0]
+
+
+# %% cached-offset: check_cached_offset needs a function, not a int object.
+my_next_output = 5
