@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import gc
 import importlib
-import io
 import json
 import os
 import shutil
 import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -258,101 +255,6 @@ def _graded_chapters() -> tuple[str, ...]:
     from tools import assignments
 
     return tuple(assignments.graded_chapters())
-
-
-# Cells that measure or time for a figure or a printed table: no test that
-# runs a chapter in this process uses their results, and nbval runs them.
-# One list for every test file, so each chapter runs once per worker (the
-# namespace is cached by its arguments).
-DEMONSTRATIONS = {
-    "maths-and-code": (
-        "depth-gradients",
-        "depth-gradients-final",
-        "depth-summary",
-        "depth-stream",
-        "fig-depth-gradients",
-        "ffn-gradients",
-        "ffn-gradients-summary",
-        "fig-ffn-gradients",
-        "solution-gradient-30",
-    ),
-    "mechanics": (),
-    "systems": ("timing",),
-    # Training runs, what they print and draw, and the figures.
-    "training": (
-        "first-start",
-        "first-run",
-        "first-run-end",
-        "predictions",
-        "copy-heads",
-        "fig-copy-attention",
-        *(f"grid-{number:02d}" for number in range(24)),
-        "outcome-table",
-        "last-steps",
-        "fig-training-curves",
-        "inside",
-        "inside-gradients",
-        "inside-scales",
-        "inside-seeds",
-        "fig-inside",
-    ),
-}
-
-
-@functools.cache
-def _chapter_namespace(name: str, skip: tuple[str, ...] = ()) -> dict:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import nbformat
-
-    from tools.source import qmd
-
-    notebook = nbformat.read(
-        ROOT / "notebooks" / "instructor" / f"{name}.ipynb", 4
-    )
-    cells = [c for c in notebook.cells if c.cell_type == "code"]
-    labels = [qmd.cell_options(c.source).get("label") for c in cells]
-    unknown = set(skip) - set(labels)
-    assert not unknown, f"no cells labelled {sorted(unknown)} in {name}"
-    # A registered module, so dataclasses and pickling find their classes.
-    module = types.ModuleType(f"chapter_{name.replace('-', '_')}")
-    sys.modules[module.__name__] = module
-    namespace = module.__dict__
-    with contextlib.redirect_stdout(io.StringIO()):
-        for cell, label in zip(cells, labels, strict=True):
-            if label in skip:
-                continue
-            exec(compile(cell.source, f"{name}.ipynb", "exec"), namespace)
-            plt.close("all")
-    keep_out_of_garbage_collection()
-    return namespace
-
-
-@pytest.fixture(scope="module")
-def chapter():
-    """Run a chapter's code (instructor edition) in this process.
-
-    `chapter("maths-and-code")` returns the namespace after every cell has
-    run, so tests can call the chapter's self-check functions and reference
-    solutions directly. `skip=("label", ...)` leaves out slow cells whose
-    results the tests do not use (nbval runs every cell anyway); a label
-    that no cell has is an error, so the list cannot go stale unseen.
-    """
-    return _chapter_namespace
-
-
-@pytest.fixture
-def printed(capsys):
-    """Call a function and return (its result, what it printed)."""
-
-    def call(function, *args, **kwargs):
-        capsys.readouterr()
-        result = function(*args, **kwargs)
-        return result, capsys.readouterr().out.strip()
-
-    return call
 
 
 # What the book's checks read; a checker test copies only this (fast).

@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 import nbformat
 import pytest
-from conftest import DEMONSTRATIONS, ROOT
+from conftest import ROOT
 from nbval import plugin
 
 from tools import assignments
@@ -160,6 +160,43 @@ def label(cell) -> str:
     return str(assignments.qmd.cell_options(cell.source).get("label", ""))
 
 
+# Cells that draw or measure for the text only, before a chapter's first
+# solution: the untouched run executes them (shared_prefix_trimmed).
+DEMONSTRATIONS = {
+    "maths-and-code": (
+        "depth-gradients",
+        "depth-gradients-final",
+        "depth-summary",
+        "depth-stream",
+        "fig-depth-gradients",
+        "ffn-gradients",
+        "ffn-gradients-summary",
+        "fig-ffn-gradients",
+        "solution-gradient-30",
+    ),
+    "mechanics": (),
+    "systems": ("timing",),
+    # Training runs, what they print and draw, and the figures.
+    "training": (
+        "first-start",
+        "first-run",
+        "first-run-end",
+        "predictions",
+        "copy-heads",
+        "fig-copy-attention",
+        *(f"grid-{number:02d}" for number in range(24)),
+        "outcome-table",
+        "last-steps",
+        "fig-training-curves",
+        "inside",
+        "inside-gradients",
+        "inside-scales",
+        "inside-seeds",
+        "fig-inside",
+    ),
+}
+
+
 def shared_prefix_trimmed(name: str, instructor) -> list:
     """The instructor notebook's cells, less the figures, their style cell
     and the demonstrations that come before its first instructor-only cell.
@@ -167,7 +204,7 @@ def shared_prefix_trimmed(name: str, instructor) -> list:
     Up to that cell both editions are the same cells in the same order
     (tools/check/outputs.py, check_editions_agree, outputs included), and the
     untouched run executes and compares every one of them; these draw or
-    measure for the text only (conftest.DEMONSTRATIONS), and no later cell
+    measure for the text only (DEMONSTRATIONS), and no later cell
     uses their results: one that did would raise a NameError here, or draw
     a figure of another size than the one recorded.
     """
@@ -200,11 +237,7 @@ def graded(run: str):
     folder = bundle(name).parent / kind
     folder.mkdir(exist_ok=True)  # a second test asks again after a failure
     path = folder / f"{name}.ipynb"
-    # A last cell spares the kernel's exit a garbage collection over all
-    # that torch and the chapter made: measured, 1.2-1.3 s of a run's
-    # shutdown without it, 0.2-0.45 s with it. The process ends anyway.
-    ending = code("import gc\n\ngc.freeze()")
-    cells = [*submitted.cells, ending]
+    cells = submitted.cells
     nbformat.write(nbformat.from_dict({**submitted, "cells": cells}), path)
     archive = next((bundle(name) / "autograder").glob("*.zip"))
     return submitted, grade_submission(str(path), str(archive), quiet=True)
