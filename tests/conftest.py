@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import functools
-import gc
 import importlib
 import json
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -84,13 +82,6 @@ def kernel_ports_of_this_process() -> None:
     LocalPortCache.find_available_port = find_available_port
 
 
-def pytest_unconfigure(config):
-    # The process ends next. Its final garbage collections would walk every
-    # object torch and the chapters created (about 0.5 s per process);
-    # the operating system frees the memory anyway.
-    keep_out_of_garbage_collection()
-
-
 class LazyModule:
     """A module imported when first used, not when a test file is collected.
 
@@ -109,66 +100,39 @@ class LazyModule:
         # answering those must not import the module.
         if attribute.startswith("_"):
             raise AttributeError(attribute)
-        if self._name not in sys.modules:
-            importlib.import_module(self._name)
-            keep_out_of_garbage_collection()
-        return getattr(sys.modules[self._name], attribute)
+        return getattr(importlib.import_module(self._name), attribute)
 
 
-def keep_out_of_garbage_collection() -> None:
-    """Exempt every object made so far from later garbage collections.
-
-    What importing torch and running a chapter create lives until the
-    process ends; walking it again in every full collection cost the
-    worker that runs the torch tests about 0.5 s.
-    """
-    gc.freeze()
-
-
-HEAVY = "heavy_imports"
 GRADING = "tests/test_grading.py"
-# Measured: each grading run executes a whole chapter (tests/test_grading.py);
-# the last starts kernels.
+# The grading runs, each a whole chapter, longest first (measured), so that
+# no worker is left with one at the end: xdist orders its units by their
+# number of tests, which puts the runs (a few tests each) last.
 LONGEST_FIRST = [
+    "untouched-training",
     "solutions-maths-and-code",
-    "untouched-maths-and-code",
-    # Mostly waiting for servers to start and end: early, beside the CPU's
-    # work on the other worker, not alone at the end (7 s).
-    "tests/test_warm_server.py",
-    HEAVY,
     "solutions-systems",
     "untouched-systems",
-    "solutions-mechanics",
+    "untouched-maths-and-code",
     "untouched-mechanics",
-    "tests/test_warm_kernel.py",  # kernels: about 2.5 s
+    "solutions-mechanics",
+    "solutions-training",
 ]
-
-
-@functools.cache
-def _has_heavy_imports(test_file: str) -> bool:
-    """Whether a test file carries `pytest.mark.heavy_imports`."""
-    path = ROOT / test_file
-    return path.suffix == ".py" and f"mark.{HEAVY}" in path.read_text("utf-8")
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """`--dist loadfile`, with the `heavy_imports` test files as one unit.
+    """`--dist loadfile`, with each grading run a unit of its own.
 
-    Those files import torch or matplotlib into the pytest process (about
-    1.5 s of CPU). As one unit they run on one worker, and the other worker
-    never imports either; the kernels nbval starts are separate processes.
-    This changes only where and in which order tests run, never which.
+    Otherwise tests/test_grading.py, eight whole chapters, would run on one
+    worker while the other sat idle. This changes only where and in which
+    order tests run, never which.
     """
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
 
-    class HeavyImportsTogether(LoadFileScheduling):
+    class GradingRunsApart(LoadFileScheduling):
         def _assign_work_unit(self, node) -> None:
-            # The longest units first, so no worker is left with one at the
-            # end: xdist orders units by their number of tests, which puts
-            # the grading runs (three or four tests each) last.
             for scope in reversed(LONGEST_FIRST):
                 if scope in self.workqueue:
                     self.workqueue.move_to_end(scope, last=False)
@@ -176,13 +140,11 @@ def pytest_xdist_make_scheduler(config, log):
 
         def _split_scope(self, nodeid: str) -> str:
             test_file = super()._split_scope(nodeid)
-            if test_file == GRADING:
-                # One unit per grading run ("untouched-mechanics"), so the
-                # runs, each a whole chapter, share out like notebooks.
+            if test_file == GRADING:  # "untouched-mechanics" and the like
                 return nodeid.rsplit("[", 1)[-1].rstrip("]")
-            return HEAVY if _has_heavy_imports(test_file) else test_file
+            return test_file
 
-    return HeavyImportsTogether(config, log)
+    return GradingRunsApart(config, log)
 
 
 class NotebooksExecutedElsewhere:

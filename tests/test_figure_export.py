@@ -1,10 +1,6 @@
 """Exported figures are print quality and byte-identical on every run."""
 
-import pytest
-
 from tools.export import figures as figure_export
-
-pytestmark = pytest.mark.heavy_imports
 
 
 def draw():

@@ -1,15 +1,10 @@
 """One figure style for the whole book, identical in every chapter."""
 
-import pytest
 from conftest import ROOT
 
 from tools.check import outputs as outputcheck
 from tools.source import book as bookfiles
 from tools.source import qmd
-
-# Runs the style cell, so imports matplotlib (see
-# conftest.pytest_xdist_make_scheduler).
-pytestmark = pytest.mark.heavy_imports
 
 
 def style_cells():

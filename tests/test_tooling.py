@@ -1,6 +1,5 @@
 """The book's own tooling and tests are formatted and linted too."""
 
-import ast
 import io
 import os
 import subprocess
@@ -9,7 +8,7 @@ import tokenize
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, LazyModule
+from conftest import ROOT
 
 
 def ruff(*args):
@@ -98,41 +97,6 @@ def test_each_tool_stays_within_400_lines():
         if (lines := len(path.read_text("utf-8").splitlines())) > MOST_LINES
     )
     assert not too_long, "split by concern: " + ", ".join(too_long)
-
-
-HEAVY_MODULES = ("torch", "matplotlib")
-
-
-def test_test_files_import_torch_and_matplotlib_lazily():
-    # Each xdist worker collects every test file: a top-level import of
-    # torch or matplotlib would cost both workers, not just the one that
-    # runs the `heavy_imports` files (tests/conftest.py).
-    eager = []
-    for path in sorted(ROOT.glob("tests/*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in tree.body:
-            names = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            if any(name.split(".")[0] in HEAVY_MODULES for name in names):
-                eager.append(f"{path.relative_to(ROOT)}:{node.lineno}")
-    assert not eager, (
-        "top-level import of torch or matplotlib (use conftest.LazyModule "
-        "and mark the file heavy_imports): " + ", ".join(eager)
-    )
-
-
-def test_lazy_module_imports_on_first_use():
-    name = "colorsys"  # a standard module nothing here imports
-    sys.modules.pop(name, None)
-    lazy = LazyModule(name)
-    # What pytest probes while collecting must not import the module.
-    assert getattr(lazy, "__wrapped__", None) is None
-    assert name not in sys.modules
-    assert lazy.rgb_to_hsv(1.0, 0.0, 0.0) == (0.0, 1.0, 1.0)
-    assert name in sys.modules
 
 
 # At every render Quarto lists each file under the book's folder but its
