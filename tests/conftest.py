@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import json
 import os
 import shutil
 from pathlib import Path
@@ -147,17 +146,21 @@ def pytest_xdist_make_scheduler(config, log):
     return GradingRunsApart(config, log)
 
 
+# The chapter whose notebooks tests/test_regenerate_cli.py regenerates, in
+# a copy of the book, and compares byte for byte with these.
+REGENERATED = "intuition"
+
+
 class NotebooksExecutedElsewhere:
-    """Leave to other runs the notebooks they already execute.
+    """Leave to other tests the notebooks they already execute.
 
     A graded chapter's two otter grading runs (tests/test_grading.py)
     execute its student and instructor notebooks and compare every output
-    with nbval's own comparison. nbval's run of an instructor notebook
-    executes its student notebook too when the student's code is the
-    instructor's cut short (`code_is_a_prefix`). nbval executes neither a
-    second time; a notebook named on the command line still runs under
-    nbval. A plugin, not a hook of this file, whose collection hooks reach
-    only tests/.
+    with nbval's own comparison, and tests/test_regenerate_cli.py executes
+    REGENERATED's two notebooks and finds them unchanged. nbval executes
+    none of them a second time; a notebook named on the command line still
+    runs under nbval. A plugin, not a hook of this file, whose collection
+    hooks reach only tests/.
     """
 
     @staticmethod
@@ -168,44 +171,9 @@ class NotebooksExecutedElsewhere:
             return None
         folder = collection_path.resolve().parent
         if folder in (ROOT / "notebooks", ROOT / "notebooks" / "instructor"):
-            if collection_path.stem in _graded_chapters():
+            if collection_path.stem in (*_graded_chapters(), REGENERATED):
                 return True
-        instructor = ROOT / "notebooks" / "instructor" / collection_path.name
-        if folder == ROOT / "notebooks" and code_is_a_prefix(
-            collection_path, instructor
-        ):
-            return True
         return None
-
-
-def code_is_a_prefix(student: Path, instructor: Path) -> bool:
-    """Whether the student notebook's code is the instructor's, cut short.
-
-    Then every solution cell comes after the last public one, and nbval's
-    run of the instructor notebook executes the student notebook's cells in
-    the same order from the same state: a fresh kernel running the student
-    notebook alone prints what they print there, and test_editions keeps
-    the two notebooks' recorded outputs equal. A chapter with a solution
-    cell before a public one runs under nbval in both editions. A cell of
-    comments only (an exercise's empty cell to work in) runs nothing, so
-    it counts for neither.
-    """
-    if not instructor.is_file():
-        return False
-
-    def runs_something(source: str) -> bool:
-        lines = (line.strip() for line in source.split("\n"))
-        return any(line and not line.startswith("#") for line in lines)
-
-    def code(path: Path) -> list[str]:
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        sources = (
-            "".join(c["source"]) for c in cells if c["cell_type"] == "code"
-        )
-        return [source for source in sources if runs_something(source)]
-
-    ours, theirs = code(student), code(instructor)
-    return theirs[: len(ours)] == ours
 
 
 def _named_paths(config) -> set[str]:

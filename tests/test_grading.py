@@ -489,37 +489,13 @@ def test_the_comparison_reports_what_nbval_reports_and_skips_the_rest():
     assert difference(ignored, ran) == "raised E: x"
 
 
-def test_graded_notebooks_are_left_to_the_grading_runs():
-    from conftest import NotebooksExecutedElsewhere
+def test_notebooks_executed_by_other_tests_are_left_to_them():
+    from conftest import REGENERATED, NotebooksExecutedElsewhere
 
     ignore = NotebooksExecutedElsewhere.pytest_ignore_collect
     config = SimpleNamespace(args=["tests", "notebooks"])
-    for name in GRADED:
+    for name in (*GRADED, REGENERATED):
         for folder in ("notebooks", "notebooks/instructor"):
             assert ignore(ROOT / folder / f"{name}.ipynb", config)
-    # Its solutions come last: the instructor run executes its cells.
-    assert ignore(ROOT / "notebooks" / "intuition.ipynb", config)
-    assert (
-        ignore(ROOT / "notebooks/instructor/intuition.ipynb", config) is None
-    )
     named = SimpleNamespace(args=["notebooks/mechanics.ipynb"])
     assert ignore(ROOT / "notebooks" / "mechanics.ipynb", named) is None
-
-
-def test_a_student_notebook_runs_alone_unless_it_is_a_prefix(tmp_path):
-    from conftest import code_is_a_prefix
-
-    def notebook(name, *sources):
-        cells = [
-            {"cell_type": "code", "source": [source]} for source in sources
-        ]
-        path = tmp_path / f"{name}.ipynb"
-        path.write_text(json.dumps({"cells": cells}), encoding="utf-8")
-        return path
-
-    instructor = notebook("instructor", "x = 1", "y = 2", "solution()")
-    assert code_is_a_prefix(notebook("last", "x = 1", "y = 2"), instructor)
-    # A solution cell before a public one: the student notebook runs alone.
-    between = notebook("between", "x = 1", "solution()", "y = 2")
-    assert not code_is_a_prefix(notebook("alone", "x = 1", "y = 2"), between)
-    assert not code_is_a_prefix(instructor, tmp_path / "missing.ipynb")
