@@ -235,30 +235,11 @@ def markdown(book, edition="instructor"):
     return "\n\n".join(cells(book, "one", edition))
 
 
-def test_numbers_follow_the_book_structure(book):
+def test_appendices_are_lettered(book):
+    # Chapters, sections, figures, equations, tables and exercises: their
+    # numbers as the notebooks print them, test_markdown_reads_as_the_website.
     numbers = booknumbers.load_book(book)
-    got = {label: t.text() for label, t in numbers.targets.items()}
-    assert got == {
-        "sec-one": "Chapter 1",
-        "fig-a": "Figure 1.1",
-        "sec-one-a": "Section 1.1",
-        "eq-a": "Equation 1.1",
-        "eq-b": "Equation 1.2",
-        "tbl-a": "Table 1.1",
-        "exr-one-a": "Exercise 1.1",
-        "exr-one-b": "Exercise 1.2",
-        # Instructor-only: numbered after everything the website shows.
-        "fig-solution": "Figure 1.2",
-        "sec-two": "Chapter 2",
-        "sec-two-a": "Section 2.1",
-        "sec-two-b": "Section 2.2",
-        "exr-two": "Exercise 2.1",
-        "exr-two-why": "Exercise 2.2",
-        "exr-two-code": "Exercise 2.3",
-        "sec-extra": "Appendix A",
-    }
-    one = numbers.headings["chapters/one.qmd"]
-    assert one == ["1", "1.1", "1.1.1", "", "1.2"]
+    assert numbers.targets["sec-extra"].text() == "Appendix A"
     assert numbers.headings["chapters/extra.qmd"] == ["A", "A.1"]
 
 
@@ -381,15 +362,10 @@ def test_code_cells_are_the_python_chunks_options_first(book):
     # A folded cell (`code-fold: true`) is collapsed in Jupyter.
     hidden = {"jupyter": {"source_hidden": True}}
     assert [c.metadata for c in code[:2]] == [{}, hidden]
-    # Cells as nbformat.v4.new_*_cell makes them, with stable ids.
+    # Valid cells, with stable ids.
     nbformat.validate(notebook)
     again = convert.to_notebook(parsed, "instructor")
     assert [c.id for c in notebook.cells] == [c.id for c in again.cells]
-    make = {"markdown": nbformat.v4.new_markdown_cell}
-    make["code"] = nbformat.v4.new_code_cell
-    for cell in notebook.cells:
-        expected = make[cell.cell_type](cell.source)
-        assert cell == {**expected, "id": cell.id, "metadata": cell.metadata}
 
 
 @pytest.mark.parametrize("edition", qmd.EDITIONS)

@@ -28,21 +28,7 @@ def my_saved_bytes(fn, *inputs):
     return sum(sizes.values())
 
 
-# %% saved-bytes: you counted nothing | not under torch.no_grad()
-def my_saved_bytes(fn, *inputs):
-    return 0
-
-
-# %% saved-bytes: That is the chapter's saved_bytes
-my_saved_bytes = saved_bytes
-
-
-# %% saved-bytes: calls the chapter's saved_bytes
-def my_saved_bytes(fn, *inputs):
-    return saved_bytes(fn, *inputs)
-
-
-# %% ffn-bytes: formulas give for config.ff_width
+# %% ffn-bytes: formulas give for config.ff_width | measure the tensors the forward pass produces
 def my_ffn_activation_bytes(block, X):
     B, S, D = X.shape
     return B * S * block.config.ff_width * X.element_size()
@@ -73,12 +59,6 @@ def my_next_output(block, token, cache):
 # %% cached-offset: no positional encoding
 def my_next_output(block, token, cache):
     return cached_step(block, token, cache)[0]
-
-
-# %% ffn-bytes: formulas give for config.ff_width | measure the tensors the forward pass produces
-def my_ffn_activation_bytes(block, X):
-    B, S, D = X.shape
-    return B * S * (2 * block.config.ff_width + D) * X.element_size()
 
 
 # %% ffn-bytes: activation's output alone
@@ -176,14 +156,6 @@ def my_ffn_activation_bytes(block, X):
 
 
 # %% saved-bytes: calls the chapter's saved_bytes
-_count = saved_bytes  # an alias
-
-
-def my_saved_bytes(fn, *inputs):
-    return _count(fn, *inputs)
-
-
-# %% saved-bytes: calls the chapter's saved_bytes
 import functools
 
 my_saved_bytes = functools.partial(saved_bytes)
@@ -210,7 +182,7 @@ def check_saved_bytes(fn):  # tampering
 my_saved_bytes = saved_bytes
 
 
-# %% saved-bytes: you counted nothing
+# %% saved-bytes: you counted nothing | not under torch.no_grad()
 def saved_bytes(fn, *inputs, exclude=()):  # tampering: the chapter's own
     return 0
 
@@ -275,12 +247,6 @@ def my_saved_bytes(fn, *inputs):
 
 # %% saved-bytes: check_saved_bytes needs a function, not a int object.
 my_saved_bytes = 3
-
-
-# %% ffn-bytes: formulas give for config.ff_width
-def my_ffn_activation_bytes(block, X):  # the config's hidden tensor, twice
-    B, S, D = X.shape
-    return B * S * 2 * block.config.ff_width * X.element_size()
 
 
 # %% ffn-bytes: only the FFN's output
