@@ -20,10 +20,6 @@ from tools.export import graded as graded_questions
 GRADED = assignments.graded_chapters()
 
 
-def test_graded_chapters_are_the_four_with_code_exercises():
-    assert GRADED == ["maths-and-code", "mechanics", "systems", "training"]
-
-
 def defined_names(source: str) -> set[str]:
     """Every name a piece of code binds, anywhere in it."""
     import ast

@@ -105,18 +105,6 @@ def test_grading_commands_are_the_tools_commands():
     assert '"build", "grade"' in source
 
 
-def test_quiz_has_five_questions_and_five_answers():
-    parsed = qmd.parse(ROOT / "chapters" / "maths-and-code.qmd")
-    public = parsed.prose("student")
-    quiz = public.split("### Checkpoint quiz", 1)
-    assert len(quiz) == 2, "maths-and-code.qmd: no '### Checkpoint quiz'"
-    questions = re.findall(r"^\d+\. ", quiz[1].split(":::", 1)[0], re.M)
-    assert len(questions) == 5
-    instructor = parsed.prose("instructor").split("### Checkpoint quiz")[1]
-    answers = instructor.split(".solution}", 1)[1].split("\n:::", 1)[0]
-    assert len(re.findall(r"^\d+\. ", answers, re.M)) == 5
-
-
 @pytest.mark.parametrize("name", bookfiles.notebook_chapters(ROOT))
 def test_chapters_end_with_misconceptions_summary_exercises(name):
     text = (ROOT / "chapters" / f"{name}.qmd").read_text("utf-8")

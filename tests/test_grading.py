@@ -1,26 +1,18 @@
 """Every graded chapter, graded by otter's own local grading.
 
-For each chapter with graded exercises, otter builds the autograder bundle
-(`otter assign`) and grades two whole notebooks with `otter run`'s local
-grading, through otter's Python API (`otter.api.grade_submission` calls
-`otter.run.main`, as the `otter run` command does, without its process
-start; no Docker), each in a fresh kernel:
+`otter assign` builds each graded chapter's autograder bundle, and
+`otter.api.grade_submission` (what `otter run` calls; no Docker) grades
+two notebooks, each in a fresh kernel:
 
-- untouched: the committed student assignment, as a learner receives it.
-  Every question scores 0, no cell raises, and every cell prints what
-  notebooks/<chapter>.ipynb recorded, compared by nbval's own comparison.
-- solutions: every cell of the instructor notebook, then the answers
-  planted in tests/plants/<chapter>.py (the common mistakes, tampering,
-  and right answers in other forms), each graded in turn with the
-  bundle's tests: a wrong one scores 0 and its public test fails with the
-  check's one sentence, saying what the plant says; a right one scores
-  full marks. Last, each reference solution, which otter's results
-  record: full marks. Every instructor cell prints what
-  notebooks/instructor/<chapter>.ipynb recorded.
+- untouched: the committed assignment, as a learner receives it. Every
+  question scores 0, no cell raises, every cell prints what
+  notebooks/<chapter>.ipynb recorded (nbval's own comparison).
+- solutions: the instructor notebook's cells, each printing what it
+  recorded; then each answer planted in tests/plants/<chapter>.py, graded
+  in turn (see `plants`); last, each reference solution: full marks.
 
-These two runs are the graded chapters' notebook executions, so nbval does
-not execute those notebooks again (tests/conftest.py); the scheduler runs
-each run's tests on one worker.
+These runs are the graded chapters' notebook executions: nbval does not
+execute those notebooks again (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -127,13 +119,9 @@ def code(source: str) -> nbformat.NotebookNode:
 
 
 def solutions_submission(name: str) -> nbformat.NotebookNode:
-    """The instructor notebook as a submission, planted answers at the end.
-
-    The assignment's first cell starts otter; every instructor cell follows
-    unchanged, so each prints what the instructor notebook recorded. Then
-    each planted answer is graded in turn, and each question's reference
-    solution last, which is what otter's results record.
-    """
+    """Otter's first cell, the instructor notebook's cells, each planted
+    answer and its report, then each reference solution, which is what
+    otter's results record."""
     assignment = nbformat.read(ROOT / "assignments" / f"{name}.ipynb", 4)
     instructor = nbformat.read(
         ROOT / "notebooks" / "instructor" / f"{name}.ipynb", 4
@@ -199,14 +187,10 @@ DEMONSTRATIONS = {
 
 def shared_prefix_trimmed(name: str, instructor) -> list:
     """The instructor notebook's cells, less the figures, their style cell
-    and the demonstrations that come before its first instructor-only cell.
-
-    Up to that cell both editions are the same cells in the same order
-    (tools/check/outputs.py, check_editions_agree, outputs included), and the
-    untouched run executes and compares every one of them; these draw or
-    measure for the text only (DEMONSTRATIONS), and no later cell
-    uses their results: one that did would raise a NameError here, or draw
-    a figure of another size than the one recorded.
+    and the DEMONSTRATIONS before its first instructor-only cell: up to
+    there both editions are the same cells (check_editions_agree), which
+    the untouched run compares. A later cell that used one would raise a
+    NameError here, or draw a figure of another size than recorded.
     """
     student = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", 4)
     public = iter(c.source for c in student.cells if c.cell_type == "code")
@@ -237,8 +221,7 @@ def graded(run: str):
     folder = bundle(name).parent / kind
     folder.mkdir(exist_ok=True)  # a second test asks again after a failure
     path = folder / f"{name}.ipynb"
-    cells = submitted.cells
-    nbformat.write(nbformat.from_dict({**submitted, "cells": cells}), path)
+    nbformat.write(submitted, path)
     archive = next((bundle(name) / "autograder").glob("*.zip"))
     return submitted, grade_submission(str(path), str(archive), quiet=True)
 
