@@ -274,11 +274,6 @@ def my_ffn_activation_bytes(block, X):
 my_ffn_activation_bytes = "bytes"
 
 
-# %% kv-cache: your 7 bytes are too low
-def my_kv_cache_bytes(B, S, D, blocks, bytes_per_element):
-    return 7
-
-
 # %% kv-cache: bytes are too high
 def my_kv_cache_bytes(B, S, D, blocks, bytes_per_element):
     return 10**6
