@@ -191,12 +191,6 @@ def test_a_planted_mistake_is_reported(book, plant, check, said):
             "someone@example.org.\n",
         ),
         (
-            qmdcheck.check_headings,
-            "\n## A section\n\n::: {#exr-x}\n## Title\n:::\n",
-        ),
-        (qmdcheck.check_solutions_guarded, EXERCISE + SOLUTION),
-        (qmdcheck.check_every_exercise_has_a_solution, EXERCISE + SOLUTION),
-        (
             qmdcheck.check_one_sentence_per_line,
             "\n1. Compute it, e.g. By hand.\n2. Then check.\n"
             "\n1. Which?\n   a. That one.\n   b. This one.\n",
@@ -204,6 +198,8 @@ def test_a_planted_mistake_is_reported(book, plant, check, said):
     ],
 )
 def test_what_looks_like_a_mistake_is_not_reported(book, check, text):
+    # An exercise's title heading, a guarded solution: test_book.py, on
+    # every chapter.
     append(text)(book)
     assert not check(book)
 

@@ -135,7 +135,7 @@ def my_gradient_norms(blocks, X, R):
     return norms
 
 
-# %% gradient: gradient_norms_by_depth
+# %% gradient: off by | from the chapter's gradient_norms_by_depth
 def my_gradient_norms(blocks, X, R):
     with torch.no_grad():
         return [float(Y.norm()) for Y in outputs_by_depth(blocks, X)]
@@ -445,11 +445,6 @@ def my_padding_mask(lengths, length):
 my_padding_mask = "mask"
 
 
-# %% padding: returned a list
-def my_padding_mask(lengths, length):
-    return [[False]]
-
-
 # %% padding: raised TypeError
 def my_padding_mask(lengths):
     return lengths
@@ -546,11 +541,6 @@ def my_shape_test(block):  # a shape error counts as a failure
     return True
 
 
-# %% gradient: off by 10.0%
-def my_gradient_norms(blocks, X, R):
-    return [1.1 * norm for norm in solution_gradient_norms(blocks, X, R)]
-
-
 # %% gradient: returned 11 values for a stack of 12 blocks
 def my_gradient_norms(blocks, X, R):
     return solution_gradient_norms(blocks, X, R)[:-1]
@@ -568,11 +558,6 @@ def my_gradient_norms(blocks, X, R):  # the running example's width
 
 # %% gradient: stacked copies of X
 my_gradient_norms = gradient_norms_by_depth
-
-
-# %% gradient: returned a float
-def my_gradient_norms(blocks, X, R):
-    return 3.0
 
 
 # %% gradient: expected a function
