@@ -288,6 +288,15 @@ FIG = f"[Figure 1.1]({PAGE}#fig-a)"
         "**Exercise 1.1** First task · *Explain · 5 min*\n\nExplain it.",
         "*Solution.*\n\nThe answer.",
         "**Exercise 1.2**\n\nNo title here.",
+        # The title cell, then the prose; other fences stay as written.
+        "# 1 The first chapter\n\n*Chapter 1 of [A Small Book]",
+        f"[Read it on the website]({PAGE})",
+        "colab.research.google.com/github/Org/repo/blob/main/",
+        f"[Download this notebook]({SITE}notebooks/one.ipynb)",
+        "Needs Python 3.10 or newer with `torch`",
+        "LICENSE-CODE).\n\nSome prose.",
+        "```python\nnot_a_cell = True\n```",
+        "```{ojs}\nviewof",
     ],
 )
 def test_markdown_reads_as_the_website(book, expected):
@@ -306,17 +315,6 @@ def test_references_cell_lists_the_works_cited(book):
         "<https://doi.org/10.1/x>."
     )
     assert not [c for c in cells(book, "two") if "References" in c]
-
-
-def test_first_cell_is_the_title_and_front_matter_is_gone(book):
-    first = cells(book, edition="student")[0].split("\n")
-    assert first[0] == "# 1 The first chapter"
-    assert f"[Read it on the website]({PAGE})" in first[2]
-    assert "colab.research.google.com/github/Org/repo/blob/main/" in first[2]
-    assert f"[Download this notebook]({SITE}notebooks/one.ipynb)" in first[2]
-    assert "Python 3.10" in first[4] and "torch" in first[4]
-    text = markdown(book, "student")
-    assert "prose-numbers" not in text and "solution-secret" not in text
 
 
 def test_title_names_the_torch_the_outputs_were_recorded_with(tmp_path):
@@ -344,6 +342,7 @@ def test_editions_captions_and_left_out_content(book):
     assert [c[1] for c in both if not c[2]] == student
     assert not [c for c in student if "The answer" in c or "42" in c]
     text = markdown(book)
+    assert "prose-numbers" not in text and "solution-secret" not in text
     assert "website-only explorer" not in text
     assert "include" not in text and ":::" not in text
     assert "website-only" not in "".join(student) and ":::" not in text
@@ -356,9 +355,6 @@ def test_code_cells_are_the_python_chunks_options_first(book):
     assert code[0].source == "#| label: style\n#| echo: true\nx = 1"
     assert parsed.chunks()[0].options == {"label": "style", "echo": True}
     assert len(code) == 5  # not the ```python and ```{ojs} fences
-    assert "```python\nnot_a_cell = True\n```" in markdown(book)
-    assert "```{ojs}\nviewof" in markdown(book)
-    assert notebook.cells[0].source.endswith("LICENSE-CODE).\n\nSome prose.")
     # A folded cell (`code-fold: true`) is collapsed in Jupyter.
     hidden = {"jupyter": {"source_hidden": True}}
     assert [c.metadata for c in code[:2]] == [{}, hidden]

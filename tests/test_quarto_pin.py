@@ -79,10 +79,8 @@ def choose(project, *path, quarto=None, installs=None):
     environment |= {"FAKE_INSTALLS": installs or ""}
     environment |= {"QUARTO": str(quarto)} if quarto else {}
     script = [shutil.which("bash"), project / "tools" / "quarto.sh"]
-    result = subprocess.run(script, env=environment, capture_output=True)
-    result.stdout, result.stderr = (
-        result.stdout.decode(),
-        result.stderr.decode(),
+    result = subprocess.run(
+        script, env=environment, capture_output=True, text=True
     )
     pip = project / ".venv" / "pip.log"
     calls = pip.read_text().splitlines() if pip.exists() else []

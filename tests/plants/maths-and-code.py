@@ -213,16 +213,11 @@ def my_zero_branch_test(block):
 
 
 # %% zero-branch: on a block of width 10
-def my_zero_branch_test(block):  # the width of the check's block, fixed
+def my_zero_branch_test(block):  # the width of the check's first block
     X_test = torch.randn(2, 5, 8)
-    both_off = silenced(block, ["attn.out_proj", "ffn.2"])
-    attention_off = silenced(block, ["attn.out_proj"])
+    quiet = silenced(block, ["attn.out_proj", "ffn.2"])
     with torch.no_grad():
-        ffn_branch = block.ffn(block.norm_ffn(X_test))
-        identity = torch.equal(both_off(X_test), X_test)
-        return identity and torch.allclose(
-            attention_off(X_test), X_test + ffn_branch
-        )
+        return torch.equal(quiet(X_test), X_test)
 
 
 # %% zero-branch: expected a function test(block)
@@ -231,35 +226,23 @@ my_zero_branch_test = True
 
 
 # %% causal: a leak from position 1 to position 0 only
-def my_causal_test(block):  # positions 2 and later only
-    generator = torch.Generator().manual_seed(0)
-    X_test = torch.randn(2, 6, block.config.width, generator=generator)
+def my_causal_test(block):  # a change at position 2 only
+    X_test = torch.randn(2, 6, block.config.width)
+    X_changed = X_test.clone()
+    X_changed[:, 2, 0] += 100.0
     with torch.no_grad():
-        Y_test = block(X_test)
-        for position in range(2, 6):
-            X_moved = X_test.clone()
-            X_moved[:, position, 0] += 100.0
-            if not torch.allclose(
-                block(X_moved)[:, :position], Y_test[:, :position], atol=1e-6
-            ):
-                return False
-    return True
+        before, after = block(X_test)[:, :2], block(X_changed)[:, :2]
+    return torch.allclose(before, after, atol=1e-6)
 
 
 # %% causal: of width 10
 def my_causal_test(block):  # the default width, 6, fixed
-    generator = torch.Generator().manual_seed(0)
-    X_test = torch.randn(2, 6, 6, generator=generator)
+    X_test = torch.randn(2, 6, 6)
+    X_changed = X_test.clone()
+    X_changed[:, 2, 0] += 100.0
     with torch.no_grad():
-        Y_test = block(X_test)
-        for position in range(1, 6):
-            X_moved = X_test.clone()
-            X_moved[:, position, 0] += 100.0
-            if not torch.allclose(
-                block(X_moved)[:, :position], Y_test[:, :position], atol=1e-6
-            ):
-                return False
-    return True
+        before, after = block(X_test)[:, :2], block(X_changed)[:, :2]
+    return torch.allclose(before, after, atol=1e-6)
 
 
 # %% causal: returned None
@@ -370,15 +353,11 @@ def my_causal_test(block):
 # %% causal: accepted a block with no mask
 def my_causal_test(block):  # a change below the default tolerance
     X_test = torch.randn(2, 6, block.config.width)
+    X_changed = X_test.clone()
+    X_changed[:, -1, 0] += 1e-7
     with torch.no_grad():
-        Y_test = block(X_test)
-        for position in range(1, 6):
-            X_changed = X_test.clone()
-            X_changed[:, position, 0] += 1e-7
-            after = block(X_changed)[:, :position]
-            if not torch.allclose(after, Y_test[:, :position]):
-                return False
-    return True
+        before, after = block(X_test)[:, :-1], block(X_changed)[:, :-1]
+    return torch.allclose(before, after)
 
 
 # %% complete-block: and so does attention(LN1(X)); check the score scaling | the softmax's axis
@@ -489,16 +468,12 @@ def my_causal_test(block):  # changes the first token, watches the rest
 
 
 # %% causal: position 1 only
-def my_causal_test(block):  # every leak into position 0, none later
+def my_causal_test(block):  # every later position changed, only output 0
     X_test = torch.randn(2, 6, block.config.width)
+    X_changed = X_test.clone()
+    X_changed[:, 1:, 0] += 100.0
     with torch.no_grad():
-        Y_test = block(X_test)
-        for position in range(1, 6):
-            X_changed = X_test.clone()
-            X_changed[:, position, 0] += 100.0
-            if not torch.allclose(Y_test[:, 0], block(X_changed)[:, 0]):
-                return False
-    return True
+        return torch.allclose(block(X_test)[:, 0], block(X_changed)[:, 0])
 
 
 # %% causal: expected a function
