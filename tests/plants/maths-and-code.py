@@ -52,10 +52,6 @@ class MyPostNormBlock(SolutionPostNormBlock):
         self.ffn[1] = nn.ReLU()
 
 
-# %% post-norm: uses nn.MultiheadAttention
-MyPostNormBlock = PostNormBlock
-
-
 # %% padding: comes after a real token | every padded position comes first
 def my_padding_mask(lengths, length):
     return torch.arange(length)[None, :] >= lengths[:, None]
@@ -317,15 +313,10 @@ class MyBlock(SolutionBlock):  # PyTorch's layer, built inside forward
 
 
 # %% complete-block: calls _scaled_dot_product_flash_attention_for_cpu
-class MyBlock(SolutionBlock):
+class MyBlock(SdpaBlock):
     def attention(self, Z):  # the recorder of torch functions turned off
-        B, S, D = Z.shape
-        Q, K, V = (self.heads(f(Z)) for f in (self.q, self.k, self.v))
         with torch._C.DisableTorchFunction():
-            joined = nn.functional.scaled_dot_product_attention(
-                Q, K, V, is_causal=True
-            )
-        return self.out(joined.transpose(1, 2).reshape(B, S, D))
+            return SdpaBlock.attention(self, Z)
 
 
 # %% shapes: drops the batch axis of a batch of one

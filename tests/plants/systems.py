@@ -3,29 +3,29 @@
 # ruff: noqa: E402, F811, F821
 
 # %% saved-bytes: the rows' own sizes | whole storage they view | untyped_storage().nbytes() | not: 128
-def my_saved_bytes(fn, *inputs):
-    sizes = []
+def packed(fn, inputs):
+    """Every tensor the pack hook receives while fn runs."""
+    seen = []
 
     def pack(T):
-        sizes.append(T.numel() * T.element_size())  # every time, views too
+        seen.append(T)
         return T
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T):
         fn(*inputs)
-    return sum(sizes)
+    return seen
+
+
+def my_saved_bytes(fn, *inputs):  # every tensor's own size, views too
+    return sum(T.numel() * T.element_size() for T in packed(fn, inputs))
 
 
 # %% saved-bytes: a number of elements
 def my_saved_bytes(fn, *inputs):
-    sizes = {}
-
-    def pack(T):
-        sizes[T.untyped_storage().data_ptr()] = T.numel()
-        return T
-
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T):
-        fn(*inputs)
-    return sum(sizes.values())
+    saved = packed(fn, inputs)
+    return sum(
+        {T.untyped_storage().data_ptr(): T.numel() for T in saved}.values()
+    )
 
 
 # %% ffn-bytes: formulas give for config.ff_width | measure the tensors the forward pass produces
@@ -162,15 +162,9 @@ my_saved_bytes = functools.partial(saved_bytes)
 
 
 # %% saved-bytes: product of two rows | twice what is kept | keyed by untyped_storage().data_ptr() | not: 128
-def my_saved_bytes(fn, *inputs):
-    sizes = {}
-
-    def pack(T):  # keyed by the view's own start, not its storage's
-        sizes[T.data_ptr()] = T.untyped_storage().nbytes()
-        return T
-
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T):
-        fn(*inputs)
+def my_saved_bytes(fn, *inputs):  # keyed by the view's own start
+    saved = packed(fn, inputs)
+    sizes = {T.data_ptr(): T.untyped_storage().nbytes() for T in saved}
     return sum(sizes.values())
 
 
@@ -193,18 +187,8 @@ def my_saved_bytes(fn, *inputs):
 
 # %% saved-bytes: the inputs' storages too
 def my_saved_bytes(fn, *inputs):
-    sizes = {
-        T.untyped_storage().data_ptr(): T.untyped_storage().nbytes()
-        for T in inputs
-    }
-
-    def pack(T):
-        sizes[T.untyped_storage().data_ptr()] = T.untyped_storage().nbytes()
-        return T
-
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T):
-        fn(*inputs)
-    return sum(sizes.values())
+    storages = [T.untyped_storage() for T in [*inputs, *packed(fn, inputs)]]
+    return sum({S.data_ptr(): S.nbytes() for S in storages}.values())
 
 
 class Agreeable(int):  # tampering: an int equal to anything
