@@ -210,6 +210,7 @@ def book(tmp_path):
     files = {
         "_quarto.yml": CONFIG,
         "references.bib": BIB,
+        "requirements.txt": "numpy\ntorch==9.8.1\n",
         "index.qmd": "# Preface {.unnumbered}\n\nHello.\n",
         "chapters/one.qmd": ONE,
         "chapters/two.qmd": TWO,
@@ -294,6 +295,7 @@ FIG = f"[Figure 1.1]({PAGE}#fig-a)"
         "colab.research.google.com/github/Org/repo/blob/main/",
         f"[Download this notebook]({SITE}notebooks/one.ipynb)",
         "Needs Python 3.10 or newer with `torch`",
+        "Its outputs were recorded with torch 9.8;",  # requirements.txt's
         "LICENSE-CODE).\n\nSome prose.",
         "```python\nnot_a_cell = True\n```",
         "```{ojs}\nviewof",
@@ -315,14 +317,6 @@ def test_references_cell_lists_the_works_cited(book):
         "<https://doi.org/10.1/x>."
     )
     assert not [c for c in cells(book, "two") if "References" in c]
-
-
-def test_title_names_the_torch_the_outputs_were_recorded_with(tmp_path):
-    from tools.export import markdown as nbmarkdown
-
-    assert nbmarkdown.needs(tmp_path) == nbmarkdown.NEEDS
-    (tmp_path / "requirements.txt").write_text("numpy\ntorch==9.8.1\n")
-    assert "recorded with torch 9.8;" in nbmarkdown.needs(tmp_path)
 
 
 def test_editions_captions_and_left_out_content(book):
