@@ -104,19 +104,26 @@ def my_causal_test(block):
 
 
 # %% shapes: loses an axis of length 1
-def my_shape_test(block):
-    X_test = torch.randn(2, 4, block.config.width)
-    with torch.no_grad():
-        return block(X_test).shape == X_test.shape
+def keeps_shapes(block, sizes, width=None, weights=True):
+    """Whether block(X) keeps X's shape at each (B, S), and with weights,
+    returns one S x S matrix of weights per sequence and head."""
+    D, h = width or block.config.width, block.config.heads
+    for B, S in sizes:
+        with torch.no_grad():
+            Y, W = block(torch.randn(B, S, D), need_weights=True)
+        if Y.shape != (B, S, D) or (weights and W.shape != (B, h, S, S)):
+            return False
+    return True
+
+
+def my_shape_test(block):  # one size, no axis of length 1
+    return keeps_shapes(block, [(2, 4)], weights=False)
 
 
 # %% shapes: averages its weights over the heads
-def my_shape_test(block):
-    for B, S in [(1, 1), (2, 4), (3, 7), (8, 16)]:  # the chapter's check
-        Y_any = block(torch.randn(B, S, block.config.width))
-        if tuple(Y_any.shape) != (B, S, block.config.width):
-            return False
-    return True
+def my_shape_test(block):  # the chapter's sizes, the output alone
+    sizes = [(1, 1), (2, 4), (3, 7), (8, 16)]
+    return keeps_shapes(block, sizes, weights=False)
 
 
 # %% gradient: pile up
@@ -251,12 +258,8 @@ def my_causal_test(block):
 
 
 # %% shapes: on a block of width 10
-def my_shape_test(block):  # the check's width and heads, fixed
-    for B, S in [(1, 1), (2, 4), (3, 7), (8, 16)]:
-        Y, weights = block(torch.randn(B, S, 8), need_weights=True)
-        if Y.shape != (B, S, 8) or weights.shape != (B, 2, S, S):
-            return False
-    return True
+def my_shape_test(block):  # the check's width, fixed
+    return keeps_shapes(block, [(1, 1), (2, 4), (3, 7), (8, 16)], width=8)
 
 
 # %% shapes: returned None
@@ -278,12 +281,7 @@ def my_gradient_norms(blocks, X, R):
 
 # %% shapes: returns only the first sequence of a batch
 def my_shape_test(block):  # batches of one sequence only
-    for S in (1, 4):
-        Y, W = block(torch.randn(1, S, block.config.width), need_weights=True)
-        h = block.config.heads
-        if Y.shape != (1, S, block.config.width) or W.shape != (1, h, S, S):
-            return False
-    return True
+    return keeps_shapes(block, [(1, 1), (1, 4)])
 
 
 class Agreeable(torch.Tensor):  # tampering: a tensor equal to anything
@@ -321,16 +319,7 @@ class MyBlock(SdpaBlock):
 
 # %% shapes: drops the batch axis of a batch of one
 def my_shape_test(block):  # never a batch of one
-    heads = block.config.heads
-    for S in (1, 4, 7):
-        X_test = torch.randn(2, S, block.config.width)
-        with torch.no_grad():
-            Y_test, weights = block(X_test, need_weights=True)
-        if Y_test.shape != X_test.shape:
-            return False
-        if tuple(weights.shape) != (2, heads, S, S):
-            return False
-    return True
+    return keeps_shapes(block, [(2, 1), (2, 4), (2, 7)])
 
 
 # %% causal: judge the outputs, not the weights
@@ -473,12 +462,7 @@ my_causal_test = 12
 
 # %% shapes: works only at length 4
 def my_shape_test(block):
-    for B in (1, 2, 3, 8):
-        X_test = torch.randn(B, 4, block.config.width)
-        with torch.no_grad():
-            if block(X_test).shape != X_test.shape:
-                return False
-    return True
+    return keeps_shapes(block, [(1, 4), (2, 4), (3, 4), (8, 4)])
 
 
 # %% shapes: rejected a correct PreNormBlock
@@ -492,19 +476,10 @@ my_shape_test = "shapes"
 
 # %% shapes: full marks
 def my_shape_test(block):  # a shape error counts as a failure
-    heads = block.config.heads
     try:
-        for B, S in [(1, 1), (2, 5)]:
-            X_test = torch.zeros(B, S, block.config.width)
-            with torch.no_grad():
-                Y_test, weights = block(X_test, need_weights=True)
-            if Y_test.shape != X_test.shape:
-                return False
-            if weights.shape != (B, heads, S, S):
-                return False
+        return keeps_shapes(block, [(1, 1), (2, 5)])
     except RuntimeError:
         return False
-    return True
 
 
 # %% gradient: returned 11 values for a stack of 12 blocks
