@@ -83,13 +83,19 @@ def my_zero_branch_test(block):
 
 
 # %% causal: see one ahead
-def my_causal_test(block):
-    generator = torch.Generator().manual_seed(0)
-    X_test = torch.randn(2, 6, block.config.width, generator=generator)
+def unmoved(block, changed, watched, by=100.0, D=None, S=6, atol=1e-6):
+    """Whether the outputs at positions watched stay put when feature 0 of
+    the positions changed moves by `by`."""
+    X_test = torch.randn(2, S, D or block.config.width)
     X_changed = X_test.clone()
-    X_changed[:, -1, 0] += 100.0
+    X_changed[:, changed, 0] += by
     with torch.no_grad():
-        return torch.allclose(block(X_test)[:, 0], block(X_changed)[:, 0])
+        before, after = block(X_test)[:, watched], block(X_changed)[:, watched]
+    return torch.allclose(before, after, atol=atol)
+
+
+def my_causal_test(block):  # a change at the last position, output 0
+    return unmoved(block, -1, 0)
 
 
 # %% causal: the same number to every feature
@@ -230,22 +236,12 @@ my_zero_branch_test = True
 
 # %% causal: a leak from position 1 to position 0 only
 def my_causal_test(block):  # a change at position 2 only
-    X_test = torch.randn(2, 6, block.config.width)
-    X_changed = X_test.clone()
-    X_changed[:, 2, 0] += 100.0
-    with torch.no_grad():
-        before, after = block(X_test)[:, :2], block(X_changed)[:, :2]
-    return torch.allclose(before, after, atol=1e-6)
+    return unmoved(block, 2, slice(0, 2))
 
 
 # %% causal: of width 10
 def my_causal_test(block):  # the default width, 6, fixed
-    X_test = torch.randn(2, 6, 6)
-    X_changed = X_test.clone()
-    X_changed[:, 2, 0] += 100.0
-    with torch.no_grad():
-        before, after = block(X_test)[:, :2], block(X_changed)[:, :2]
-    return torch.allclose(before, after, atol=1e-6)
+    return unmoved(block, 2, slice(0, 2), D=6)
 
 
 # %% causal: returned None
@@ -332,12 +328,7 @@ def my_causal_test(block):
 
 # %% causal: accepted a block with no mask
 def my_causal_test(block):  # a change below the default tolerance
-    X_test = torch.randn(2, 6, block.config.width)
-    X_changed = X_test.clone()
-    X_changed[:, -1, 0] += 1e-7
-    with torch.no_grad():
-        before, after = block(X_test)[:, :-1], block(X_changed)[:, :-1]
-    return torch.allclose(before, after)
+    return unmoved(block, -1, slice(0, -1), by=1e-7, atol=1e-8)
 
 
 # %% complete-block: and so does attention(LN1(X)); check the score scaling | the softmax's axis
@@ -431,29 +422,17 @@ def my_zero_branch_test(block):
 
 # %% causal: at most 2 positions
 def my_causal_test(block):
-    X_test = torch.randn(2, 2, block.config.width)
-    X_changed = X_test.clone()
-    X_changed[:, 1, 0] += 100.0
-    with torch.no_grad():
-        return torch.allclose(block(X_test)[:, 0], block(X_changed)[:, 0])
+    return unmoved(block, 1, 0, S=2)
 
 
 # %% causal: rejected a causal PreNormBlock
 def my_causal_test(block):  # changes the first token, watches the rest
-    X_test = torch.randn(2, 6, block.config.width)
-    X_changed = X_test.clone()
-    X_changed[:, 0, 0] += 100.0
-    with torch.no_grad():
-        return torch.allclose(block(X_test)[:, 1:], block(X_changed)[:, 1:])
+    return unmoved(block, 0, slice(1, None))
 
 
 # %% causal: position 1 only
 def my_causal_test(block):  # every later position changed, only output 0
-    X_test = torch.randn(2, 6, block.config.width)
-    X_changed = X_test.clone()
-    X_changed[:, 1:, 0] += 100.0
-    with torch.no_grad():
-        return torch.allclose(block(X_test)[:, 0], block(X_changed)[:, 0])
+    return unmoved(block, slice(1, None), 0)
 
 
 # %% causal: expected a function
