@@ -208,17 +208,13 @@ def my_padding_mask(lengths, length):
 
 
 # %% zero-branch: changed the block it was given
-def my_zero_branch_test(block):
-    generator = torch.Generator().manual_seed(0)
-    X_test = torch.randn(2, 5, block.config.width, generator=generator)
-    with torch.no_grad():  # silences the block itself, not a copy
-        ffn_branch = block.ffn(block.norm_ffn(X_test))
-        block.attn.out_proj.weight.zero_()
-        block.attn.out_proj.bias.zero_()
-        plus_ffn = torch.allclose(block(X_test), X_test + ffn_branch)
-        block.ffn[2].weight.zero_()
-        block.ffn[2].bias.zero_()
-        return plus_ffn and torch.equal(block(X_test), X_test)
+def my_zero_branch_test(block):  # silences the block itself, not a copy
+    X_test = torch.randn(2, 5, block.config.width)
+    with torch.no_grad():
+        for layer in (block.attn.out_proj, block.ffn[2]):
+            layer.weight.zero_()
+            layer.bias.zero_()
+        return torch.equal(block(X_test), X_test)
 
 
 # %% zero-branch: on a block of width 10
