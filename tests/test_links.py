@@ -42,9 +42,7 @@ def test_every_page_names_both_licences_in_the_repository():
     footer = config["book"]["page-footer"]["center"]
     repo = links.repo_url(ROOT)
     hrefs = [item["href"] for item in footer]
-    assert hrefs == [f"{repo}/blob/main/{f}" for f in LICENCES], hrefs
-    for name in LICENCES:
+    licences = ("LICENSE", "LICENSE-CODE")
+    assert hrefs == [f"{repo}/blob/main/{f}" for f in licences], hrefs
+    for name in licences:
         assert (ROOT / name).is_file(), f"{name} is missing"
-
-
-LICENCES = ("LICENSE", "LICENSE-CODE")
