@@ -4,7 +4,6 @@ import pytest
 from conftest import ROOT
 
 from tools.check import all as bookcheck
-from tools.check import lint as qmdcheck
 from tools.source import book as bookfiles
 
 
@@ -33,12 +32,11 @@ def test_book_has_the_four_levels_in_order():
 
 def test_bibliography_has_the_founding_papers_with_identifiers():
     text = (ROOT / "references.bib").read_text(encoding="utf-8")
-    keys = qmdcheck.bib_keys(ROOT)
     for key, identifier in [
         ("vaswani2017attention", "1706.03762"),
         ("ba2016layer", "1607.06450"),
         ("xiong2020layer", "2002.04745"),
     ]:
-        assert key in keys
+        assert f"{{{key}," in text, f"references.bib: no {key}"
         entry = text.split(f"{{{key},", 1)[1].split("\n}", 1)[0]
         assert identifier in entry, f"references.bib: {key} lacks its id"

@@ -1,26 +1,18 @@
 """Every graded chapter, graded by otter's own local grading.
 
-For each chapter with graded exercises, otter builds the autograder bundle
-(`otter assign`) and grades two whole notebooks with `otter run`'s local
-grading, through otter's Python API (`otter.api.grade_submission` calls
-`otter.run.main`, as the `otter run` command does, without its process
-start; no Docker), each in a fresh kernel:
+`otter assign` builds each graded chapter's autograder bundle, and
+`otter.api.grade_submission` (what `otter run` calls; no Docker) grades
+two notebooks, each in a fresh kernel:
 
-- untouched: the committed student assignment, as a learner receives it.
-  Every question scores 0, no cell raises, and every cell prints what
-  notebooks/<chapter>.ipynb recorded, compared by nbval's own comparison.
-- solutions: every cell of the instructor notebook, then the answers
-  planted in tests/plants/<chapter>.py (the common mistakes, tampering,
-  and right answers in other forms), each graded in turn with the
-  bundle's tests: a wrong one scores 0 and its public test fails with the
-  check's one sentence, saying what the plant says; a right one scores
-  full marks. Last, each reference solution, which otter's results
-  record: full marks. Every instructor cell prints what
-  notebooks/instructor/<chapter>.ipynb recorded.
+- untouched: the committed assignment, as a learner receives it. Every
+  question scores 0, no cell raises, every cell prints what
+  notebooks/<chapter>.ipynb recorded (nbval's own comparison).
+- solutions: the instructor notebook's cells, each printing what it
+  recorded; then each answer planted in tests/plants/<chapter>.py, graded
+  in turn (see `plants`); last, each reference solution: full marks.
 
-These two runs are the graded chapters' notebook executions, so nbval does
-not execute those notebooks again (tests/conftest.py); the scheduler runs
-each run's tests on one worker.
+These runs are the graded chapters' notebook executions: nbval does not
+execute those notebooks again (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -127,13 +119,9 @@ def code(source: str) -> nbformat.NotebookNode:
 
 
 def solutions_submission(name: str) -> nbformat.NotebookNode:
-    """The instructor notebook as a submission, planted answers at the end.
-
-    The assignment's first cell starts otter; every instructor cell follows
-    unchanged, so each prints what the instructor notebook recorded. Then
-    each planted answer is graded in turn, and each question's reference
-    solution last, which is what otter's results record.
-    """
+    """Otter's first cell, the instructor notebook's cells, each planted
+    answer and its report, then each reference solution, which is what
+    otter's results record."""
     assignment = nbformat.read(ROOT / "assignments" / f"{name}.ipynb", 4)
     instructor = nbformat.read(
         ROOT / "notebooks" / "instructor" / f"{name}.ipynb", 4
@@ -199,14 +187,10 @@ DEMONSTRATIONS = {
 
 def shared_prefix_trimmed(name: str, instructor) -> list:
     """The instructor notebook's cells, less the figures, their style cell
-    and the demonstrations that come before its first instructor-only cell.
-
-    Up to that cell both editions are the same cells in the same order
-    (tools/check/outputs.py, check_editions_agree, outputs included), and the
-    untouched run executes and compares every one of them; these draw or
-    measure for the text only (DEMONSTRATIONS), and no later cell
-    uses their results: one that did would raise a NameError here, or draw
-    a figure of another size than the one recorded.
+    and the DEMONSTRATIONS before its first instructor-only cell: up to
+    there both editions are the same cells (check_editions_agree), which
+    the untouched run compares. A later cell that used one would raise a
+    NameError here, or draw a figure of another size than recorded.
     """
     student = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", 4)
     public = iter(c.source for c in student.cells if c.cell_type == "code")
@@ -237,8 +221,7 @@ def graded(run: str):
     folder = bundle(name).parent / kind
     folder.mkdir(exist_ok=True)  # a second test asks again after a failure
     path = folder / f"{name}.ipynb"
-    cells = submitted.cells
-    nbformat.write(nbformat.from_dict({**submitted, "cells": cells}), path)
+    nbformat.write(submitted, path)
     archive = next((bundle(name) / "autograder").glob("*.zip"))
     return submitted, grade_submission(str(path), str(archive), quiet=True)
 
@@ -387,41 +370,32 @@ def every_question_graded(run: str) -> dict:
     return results
 
 
-@pytest.mark.parametrize("run", UNTOUCHED)
-def test_untouched_assignment_scores_zero_without_crashing(run):
-    results = every_question_graded(run)
-    scores = {q: result.score for q, result in results.items()}
-    assert all(score == 0 for score in scores.values()), scores
-    raised = [c.source for c in executed_cells(run) if errors(c)]
-    assert not raised, f"cells raised: {raised}"
-
-
-@pytest.mark.parametrize("run", UNTOUCHED)
-def test_untouched_assignment_prints_the_student_notebook(run):
-    pairs = student_cells_of_assignment(chapter_of(run), executed_cells(run))
-    problems = unprinted(*zip(*pairs, strict=True))
-    assert not problems, "\n\n".join(problems)
-
-
-@pytest.mark.parametrize("run", SOLUTIONS)
-def test_solutions_score_full_marks(run):
+@pytest.mark.parametrize("run", UNTOUCHED + SOLUTIONS)
+def test_untouched_scores_zero_and_solved_full_marks(run):
     results = every_question_graded(run)
     for question in questions(chapter_of(run)):
         result = results[question.name]
         assert result.possible == question.points, question.name
-        assert result.score == result.possible, (
+        assert result.score == (0 if run in UNTOUCHED else result.possible), (
             f"{question.name}: {[r.message for r in result.test_case_results]}"
         )
+    raised = [c.source for c in executed_cells(run) if errors(c)]
+    assert not raised, f"cells raised: {raised}"
 
 
-@pytest.mark.parametrize("run", SOLUTIONS)
-def test_solutions_run_prints_the_instructor_notebook(run):
-    name = chapter_of(run)
-    instructor = nbformat.read(
-        ROOT / "notebooks" / "instructor" / f"{name}.ipynb", 4
-    )
-    kept = shared_prefix_trimmed(name, instructor)
-    problems = unprinted(kept, executed_cells(run)[1 : 1 + len(kept)])
+@pytest.mark.parametrize("run", UNTOUCHED + SOLUTIONS)
+def test_every_cell_prints_what_its_notebook_recorded(run):
+    name, ran = chapter_of(run), executed_cells(run)
+    if run in UNTOUCHED:  # the student notebook's cells, in the assignment
+        pairs = student_cells_of_assignment(name, ran)
+        recorded, ran = zip(*pairs, strict=True)
+    else:  # the instructor notebook's, after otter's first cell
+        instructor = nbformat.read(
+            ROOT / "notebooks" / "instructor" / f"{name}.ipynb", 4
+        )
+        recorded = shared_prefix_trimmed(name, instructor)
+        ran = ran[1 : 1 + len(recorded)]
+    problems = unprinted(recorded, ran)
     assert not problems, "\n\n".join(problems)
 
 

@@ -79,10 +79,8 @@ def choose(project, *path, quarto=None, installs=None):
     environment |= {"FAKE_INSTALLS": installs or ""}
     environment |= {"QUARTO": str(quarto)} if quarto else {}
     script = [shutil.which("bash"), project / "tools" / "quarto.sh"]
-    result = subprocess.run(script, env=environment, capture_output=True)
-    result.stdout, result.stderr = (
-        result.stdout.decode(),
-        result.stderr.decode(),
+    result = subprocess.run(
+        script, env=environment, capture_output=True, text=True
     )
     pip = project / ".venv" / "pip.log"
     calls = pip.read_text().splitlines() if pip.exists() else []
@@ -93,11 +91,9 @@ def choose(project, *path, quarto=None, installs=None):
     "on_path, variable, chosen, skipped",
     [
         ([PIN], None, 0, None),
-        (["1.11.0"], None, 0, None),
         (["99.9.9-dev"], None, 0, None),
         # Versions compare part by part: 1.10.2 is older than 1.10.19.
         (["1.10.2", PIN], None, 1, 0),
-        (["0.99.999", PIN], None, 1, 0),
         (["1.11.0"], "1.5.57", "variable", None),  # $QUARTO wins
     ],
 )

@@ -67,16 +67,20 @@ def book(tmp_path):
     return root, str(quarto)
 
 
-def test_website_here_and_pdf_in_a_copy(book):
+@pytest.mark.parametrize(
+    "profiles, out", [([], "_book"), (["instructor"], "_book-instructor")]
+)
+def test_website_here_and_pdf_in_a_copy(book, profiles, out):
     root, quarto = book
     (root / "chapters" / "kept_files").mkdir()
-    code, log = render_book.render(quarto, [], root=root, echo=False)
+    code, log = render_book.render(quarto, profiles, root=root, echo=False)
     assert code == 0, log
     assert "rendered html" in log and "rendered typst" in log
     assert (root / "ran-html").read_text() == str(root)
     assert not (root / "ran-typst").exists(), "the PDF was made in the book"
-    assert (root / "_book" / "index.html").is_file()
-    assert (root / "_book" / PDF).read_text() == "%PDF"
+    assert render_book.output_dir(root, profiles) == out
+    assert (root / out / "index.html").is_file()
+    assert (root / out / PDF).read_text() == "%PDF"
     # The PDF's frozen results come back; staged figures go.
     frozen = root / "_freeze" / "chapters" / "a"
     assert (frozen / "execute-results" / "typ.json").read_text() == "new"
@@ -86,35 +90,25 @@ def test_website_here_and_pdf_in_a_copy(book):
     assert (root / "chapters" / "kept_files").is_dir()
 
 
-def test_profile_renders_into_its_output_folder(book):
-    root, quarto = book
-    code, log = render_book.render(
-        quarto, ["instructor"], root=root, echo=False
-    )
-    assert code == 0, log
-    assert (root / "_book-instructor" / PDF).is_file()
-    assert render_book.output_dir(root, ["instructor"]) == "_book-instructor"
-
-
 @pytest.mark.parametrize("to", ["html", "typst"])
-def test_a_failed_format_fails_the_render(book, monkeypatch, to):
+@pytest.mark.parametrize(
+    "variable, code, said",
+    [
+        ("FAKE_FAIL", 3, "render: the {} failed (3)"),
+        ("FAKE_WARN", 1, "Unable to resolve crossref @fig-x"),
+    ],
+)
+def test_a_failure_or_warning_in_either_format_fails(
+    book, monkeypatch, capsys, to, variable, code, said
+):
     root, quarto = book
-    monkeypatch.setenv("FAKE_FAIL", to)
-    code, log = render_book.render(quarto, [], root=root, echo=False)
-    assert code == 3
+    monkeypatch.setenv(variable, to)
+    monkeypatch.setattr(render_book, "ROOT", root)
+    assert render_book.main([quarto]) == code
     name = "website" if to == "html" else "PDF"
-    assert f"render: the {name} failed (3)" in log
+    assert said.format(name) in capsys.readouterr().err
     # A failed render leaves no staged figures behind either.
     assert not (root / "chapters" / "a_files").exists()
-
-
-@pytest.mark.parametrize("to", ["html", "typst"])
-def test_a_warning_in_either_format_fails(book, monkeypatch, capsys, to):
-    root, quarto = book
-    monkeypatch.setenv("FAKE_WARN", to)
-    monkeypatch.setattr(render_book, "ROOT", root)
-    assert render_book.main([quarto]) == 1
-    assert "Unable to resolve crossref @fig-x" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -120,17 +120,6 @@ def test_an_answer_in_any_student_artefact_is_reported(
     assert [p for p in problems if repr(answer) in p and source in p]
 
 
-def test_a_solution_cell_in_a_student_notebook_is_reported(book):
-    # What a regenerate command that ignored editions would write.
-    flagged = students.flagged_cells(book, CHAPTER, solutions=True)
-    solution = next(c for _, c in flagged if c.cell_type == "code")
-    solution["id"] = "planted"
-    student = bookfiles.notebook_path(book, CHAPTER, "student")
-    edit_notebook(student, lambda nb: nb.cells.append(solution))
-    problems = students.check_no_answers_for_students(book)
-    assert [p for p in problems if p.startswith(STUDENT)]
-
-
 @pytest.mark.parametrize(
     "planted, kind",
     [

@@ -1,10 +1,8 @@
 """The book's own tooling and tests are formatted and linted too."""
 
-import io
 import os
 import subprocess
 import sys
-import tokenize
 from pathlib import Path
 
 import pytest
@@ -28,6 +26,19 @@ def ruff(*args):
         # ruff format keeps code within 79 characters, not strings and
         # comments (E501 is off for the chapters' `#|` option lines).
         ["check", "--select", "E501", "--config", "lint.ignore = []"],
+        # Imported as the package tools: no sys.path edit, and no import
+        # after other code, even where a noqa comment allowed it.
+        [
+            "check",
+            "--isolated",
+            "--ignore-noqa",
+            "--select",
+            "E402,TID251",
+            "--config",
+            "lint.flake8-tidy-imports.banned-api.'sys.path'.msg = 'no'",
+            "--extend-exclude",
+            "tests/plants",  # notebook cells, one import where needed
+        ],
     ],
 )
 def test_tooling_is_formatted_and_linted(command):
@@ -45,38 +56,6 @@ def test_tooling_layers_point_one_way():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 broken" in result.stdout, result.stdout
-
-
-def path_edits(path: Path) -> list[int]:
-    """Lines that edit sys.path or silence ruff's E402 for it (in code and
-    comments, not in strings: a notebook cell the tooling writes may)."""
-    tokens = list(
-        tokenize.generate_tokens(io.StringIO(path.read_text()).readline)
-    )
-    found = [
-        t.start[0]
-        for t in tokens
-        if t.type == tokenize.COMMENT and "E402" in t.string
-    ]
-    names = [(t.string, t.start[0]) for t in tokens if t.type == tokenize.NAME]
-    found += [
-        line
-        for (a, line), (b, _), (c, _) in zip(
-            names, names[1:], names[2:], strict=False
-        )
-        if (a, b, c) == ("sys", "path", "insert")
-    ]
-    return sorted(found)
-
-
-def test_tooling_is_imported_as_a_package():
-    paths = sorted([*ROOT.glob("tools/**/*.py"), *ROOT.glob("tests/*.py")])
-    edits = [
-        f"{path.relative_to(ROOT)}:{line}"
-        for path in paths
-        for line in path_edits(path)
-    ]
-    assert not edits, "import the tooling as the package tools: " + str(edits)
 
 
 # The guide's bound: one module per concern, none over about 400 lines.
@@ -107,22 +86,12 @@ def test_each_tool_stays_within_400_lines():
 MOST_FILES_WALKED = 2000
 
 
-def files_quarto_walks(root) -> dict[str, int]:
-    """How many files each top-level entry adds to Quarto's listing."""
-    counts = {}
-    for entry in root.iterdir():
-        if entry.name == "_book" or entry.is_symlink():
-            continue
-        if entry.is_file():
-            counts[entry.name] = 1
-            continue
-        walked = os.walk(entry)  # links to folders are not followed
-        counts[entry.name] = sum(len(files) for _, _, files in walked)
-    return counts
-
-
 def test_no_environment_inside_the_book():
-    counts = files_quarto_walks(ROOT)
+    counts = {  # files under each top-level entry; links are not followed
+        entry.name: sum(len(files) for _, _, files in os.walk(entry)) or 1
+        for entry in ROOT.iterdir()
+        if entry.name != "_book" and not entry.is_symlink()
+    }
     biggest = sorted(counts.items(), key=lambda item: -item[1])[:3]
     assert sum(counts.values()) <= MOST_FILES_WALKED, (
         f"Quarto would list {sum(counts.values())} files at every render, "

@@ -7,68 +7,60 @@ what the training chapter reports is about the block the book builds.
 
 import ast
 
+import pytest
 from conftest import ROOT
 
 from tools.source import qmd
 
 # The definitions the training chapter copies, by name.
 COPIED = ("BlockConfig", "causal_mask", "PreNormBlock", "PostNormBlock")
+ORIGINAL = (ROOT / "chapters" / "maths-and-code.qmd").read_text("utf-8")
+COPY = (ROOT / "chapters" / "training.qmd").read_text("utf-8")
+LINE = "        H = X + self.drop(A)  # (B, S, D)"
+FIELD = "    heads: int = 2\n"
 
 
 def definitions(path) -> dict[str, str]:
-    """The source of every top-level class and function in a chapter's code,
-    by name, from whichever cell defines it."""
+    """Each top-level class and function of a chapter's code, decorators
+    included, as its syntax tree (comments aside), by name."""
     found = {}
     for chunk in qmd.parse(path).chunks():
-        code = "\n".join(
-            line for line in chunk.lines if not line.startswith("#|")
-        )
+        code = "\n".join(x for x in chunk.lines if not x.startswith("#|"))
         for node in ast.parse(code).body:
-            if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
-                found[node.name] = ast.get_source_segment(code, node)
-                if node.decorator_list:  # @dataclass belongs to the class
-                    first = node.decorator_list[0].lineno - 1
-                    lines = code.split("\n")[first : node.end_lineno]
-                    found[node.name] = "\n".join(lines)
+            if isinstance(node, ast.ClassDef | ast.FunctionDef):
+                found[node.name] = ast.dump(node)
     return found
 
 
-def differing(original, copy) -> list[str]:
-    ours, theirs = definitions(original), definitions(copy)
-    return [name for name in COPIED if ours.get(name) != theirs.get(name)]
-
-
-ORIGINAL = ROOT / "chapters" / "maths-and-code.qmd"
-COPY = ROOT / "chapters" / "training.qmd"
-
-
-def test_training_copies_the_block_verbatim():
-    original, copy = ORIGINAL, COPY
-    for name in COPIED:
-        assert name in definitions(original), f"maths-and-code: no {name}"
-    assert differing(original, copy) == [], (
+@pytest.mark.parametrize(
+    "original, copy, differing",
+    [
+        (ORIGINAL, COPY, []),
+        # An edit to either copy is caught.
+        (
+            ORIGINAL.replace(LINE, LINE.replace("X + ", "X + 0.5 * ")),
+            COPY,
+            ["PreNormBlock"],
+        ),
+        (
+            ORIGINAL,
+            COPY.replace(FIELD, FIELD.replace("2", "4")),
+            ["BlockConfig"],
+        ),
+    ],
+    ids=["the book", "edited original", "edited copy"],
+)
+def test_training_copies_the_block_verbatim(
+    tmp_path, original, copy, differing
+):
+    assert LINE in ORIGINAL and LINE in COPY and FIELD in COPY
+    (tmp_path / "original.qmd").write_text(original, encoding="utf-8")
+    (tmp_path / "copy.qmd").write_text(copy, encoding="utf-8")
+    ours = definitions(tmp_path / "original.qmd")
+    theirs = definitions(tmp_path / "copy.qmd")
+    assert set(COPIED) <= set(ours), "maths-and-code: a definition is gone"
+    found = [name for name in COPIED if ours[name] != theirs.get(name)]
+    assert found == differing, (
         "chapters/training.qmd: these definitions differ from "
-        "chapters/maths-and-code.qmd; copy them again, verbatim: "
-        f"{differing(original, copy)}"
+        f"chapters/maths-and-code.qmd; copy them again, verbatim: {found}"
     )
-
-
-def test_an_edit_to_either_copy_is_caught(tmp_path):
-    original = ORIGINAL.read_text(encoding="utf-8")
-    copy = COPY.read_text(encoding="utf-8")
-    line = "        H = X + self.drop(A)  # (B, S, D)"
-    assert line in original and line in copy
-    edited = line.replace("X + ", "X + 0.5 * ")
-    field = "    heads: int = 2\n"
-
-    def written(name: str, text: str):
-        path = tmp_path / name
-        path.write_text(text, encoding="utf-8")
-        return path
-
-    changed = written("original.qmd", original.replace(line, edited))
-    assert differing(changed, COPY) == ["PreNormBlock"]
-    changed = written("copy.qmd", copy.replace(line, edited))
-    assert differing(ORIGINAL, changed) == ["PreNormBlock"]
-    changed = written("field.qmd", copy.replace(field, "    heads: int = 4\n"))
-    assert differing(ORIGINAL, changed) == ["BlockConfig"]

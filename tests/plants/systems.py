@@ -3,46 +3,32 @@
 # ruff: noqa: E402, F811, F821
 
 # %% saved-bytes: the rows' own sizes | whole storage they view | untyped_storage().nbytes() | not: 128
-def my_saved_bytes(fn, *inputs):
-    sizes = []
+def packed(fn, inputs):
+    """Every tensor the pack hook receives while fn runs."""
+    seen = []
 
     def pack(T):
-        sizes.append(T.numel() * T.element_size())  # every time, views too
+        seen.append(T)
         return T
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T):
         fn(*inputs)
-    return sum(sizes)
+    return seen
+
+
+def my_saved_bytes(fn, *inputs):  # every tensor's own size, views too
+    return sum(T.numel() * T.element_size() for T in packed(fn, inputs))
 
 
 # %% saved-bytes: a number of elements
 def my_saved_bytes(fn, *inputs):
-    sizes = {}
-
-    def pack(T):
-        sizes[T.untyped_storage().data_ptr()] = T.numel()
-        return T
-
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T):
-        fn(*inputs)
-    return sum(sizes.values())
+    saved = packed(fn, inputs)
+    return sum(
+        {T.untyped_storage().data_ptr(): T.numel() for T in saved}.values()
+    )
 
 
-# %% saved-bytes: you counted nothing | not under torch.no_grad()
-def my_saved_bytes(fn, *inputs):
-    return 0
-
-
-# %% saved-bytes: That is the chapter's saved_bytes
-my_saved_bytes = saved_bytes
-
-
-# %% saved-bytes: calls the chapter's saved_bytes
-def my_saved_bytes(fn, *inputs):
-    return saved_bytes(fn, *inputs)
-
-
-# %% ffn-bytes: formulas give for config.ff_width
+# %% ffn-bytes: formulas give for config.ff_width | measure the tensors the forward pass produces
 def my_ffn_activation_bytes(block, X):
     B, S, D = X.shape
     return B * S * block.config.ff_width * X.element_size()
@@ -73,12 +59,6 @@ def my_next_output(block, token, cache):
 # %% cached-offset: no positional encoding
 def my_next_output(block, token, cache):
     return cached_step(block, token, cache)[0]
-
-
-# %% ffn-bytes: formulas give for config.ff_width | measure the tensors the forward pass produces
-def my_ffn_activation_bytes(block, X):
-    B, S, D = X.shape
-    return B * S * (2 * block.config.ff_width + D) * X.element_size()
 
 
 # %% ffn-bytes: activation's output alone
@@ -176,29 +156,15 @@ def my_ffn_activation_bytes(block, X):
 
 
 # %% saved-bytes: calls the chapter's saved_bytes
-_count = saved_bytes  # an alias
-
-
-def my_saved_bytes(fn, *inputs):
-    return _count(fn, *inputs)
-
-
-# %% saved-bytes: calls the chapter's saved_bytes
 import functools
 
 my_saved_bytes = functools.partial(saved_bytes)
 
 
 # %% saved-bytes: product of two rows | twice what is kept | keyed by untyped_storage().data_ptr() | not: 128
-def my_saved_bytes(fn, *inputs):
-    sizes = {}
-
-    def pack(T):  # keyed by the view's own start, not its storage's
-        sizes[T.data_ptr()] = T.untyped_storage().nbytes()
-        return T
-
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T):
-        fn(*inputs)
+def my_saved_bytes(fn, *inputs):  # keyed by the view's own start
+    saved = packed(fn, inputs)
+    sizes = {T.data_ptr(): T.untyped_storage().nbytes() for T in saved}
     return sum(sizes.values())
 
 
@@ -210,7 +176,7 @@ def check_saved_bytes(fn):  # tampering
 my_saved_bytes = saved_bytes
 
 
-# %% saved-bytes: you counted nothing
+# %% saved-bytes: you counted nothing | not under torch.no_grad()
 def saved_bytes(fn, *inputs, exclude=()):  # tampering: the chapter's own
     return 0
 
@@ -221,18 +187,8 @@ def my_saved_bytes(fn, *inputs):
 
 # %% saved-bytes: the inputs' storages too
 def my_saved_bytes(fn, *inputs):
-    sizes = {
-        T.untyped_storage().data_ptr(): T.untyped_storage().nbytes()
-        for T in inputs
-    }
-
-    def pack(T):
-        sizes[T.untyped_storage().data_ptr()] = T.untyped_storage().nbytes()
-        return T
-
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda T: T):
-        fn(*inputs)
-    return sum(sizes.values())
+    storages = [T.untyped_storage() for T in [*inputs, *packed(fn, inputs)]]
+    return sum({S.data_ptr(): S.nbytes() for S in storages}.values())
 
 
 class Agreeable(int):  # tampering: an int equal to anything
@@ -277,12 +233,6 @@ def my_saved_bytes(fn, *inputs):
 my_saved_bytes = 3
 
 
-# %% ffn-bytes: formulas give for config.ff_width
-def my_ffn_activation_bytes(block, X):  # the config's hidden tensor, twice
-    B, S, D = X.shape
-    return B * S * 2 * block.config.ff_width * X.element_size()
-
-
 # %% ffn-bytes: only the FFN's output
 def my_ffn_activation_bytes(block, X):
     Y = block(X)  # (B, S, D), not the hidden tensor
@@ -306,11 +256,6 @@ def my_ffn_activation_bytes(block, X):
 
 # %% ffn-bytes: check_ffn_activation_bytes needs a function, not a str object.
 my_ffn_activation_bytes = "bytes"
-
-
-# %% kv-cache: your 7 bytes are too low
-def my_kv_cache_bytes(B, S, D, blocks, bytes_per_element):
-    return 7
 
 
 # %% kv-cache: bytes are too high

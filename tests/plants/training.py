@@ -9,13 +9,6 @@ def my_warmup_lr(step, base_lr, warmup_steps):
     return base_lr * min(1, step / warmup_steps)
 
 
-# %% warmup: one step early
-def my_warmup_lr(step, base_lr, warmup_steps):
-    if warmup_steps == 0:
-        return base_lr
-    return base_lr * min(1, (step + 1) / warmup_steps)
-
-
 # %% warmup: keeps rising
 def my_warmup_lr(step, base_lr, warmup_steps):
     if warmup_steps == 0:
