@@ -14,9 +14,6 @@ from tools.source.book import ONE_THREAD
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# pytester runs pytest inside a test (tests/test_checker.py).
-pytest_plugins = ["pytester"]
-
 # A fake built website for the site-check tests, not a notebook to run.
 collect_ignore = ["sitecheck_fixture"]
 

@@ -1,5 +1,5 @@
 """`python -m tools.regenerate`: a broken chapter stops it with a clear
-answer, and a fresh clone regenerates to what is committed."""
+answer, and a fresh copy regenerates to the files the book holds."""
 
 import filecmp
 import subprocess
