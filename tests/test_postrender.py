@@ -187,7 +187,16 @@ def test_maths_is_drawn_at_build_time_with_its_fonts_preloaded(tmp_path):
     assert postrender.main([str(tmp_path)]) == 0
     drawn = path.read_text(encoding="utf-8")
     assert drawn.count('class="katex"') == 2
-    assert '<span class="katex-display" tabindex="0">' in drawn
+    # Focusable, as tall as its tallest strut while it is not laid out.
+    display = drawn[drawn.index('class="math display"') :]
+    strut = max(
+        map(
+            float,
+            re.findall(r'katex-strut" style="height:([\d.]+)em', display),
+        )
+    )
+    focusable = '<span class="katex-display" tabindex="0" style="--tb-strut'
+    assert f'{focusable}:{strut:.2f}">' in drawn
     assert "katex.min.js" not in drawn and "mathElements" not in drawn
     # The fonts its formulas use, fetched with the styles, as fonts are.
     fonts = re.findall(r'<link rel="preload" href="([^"]+)"[^>]*>', drawn)
@@ -320,6 +329,35 @@ def test_code_keeps_its_text_in_one_wrapper_sized_by_its_lines():
     # Code annotations find their lines by Quarto's wrappers: kept.
     annotated = CODE + '<dl class="code-annotation-container-grid">'
     assert 'id="cb3-1"' in postrender.finish(page(annotated))
+
+
+FONT = "data:n/a;base64,AAEAAA"
+
+
+def test_anchors_are_written_as_anchorjs_writes_them():
+    script = (
+        f"insertRule('@font-face{{font-family:anchorjs-icons;src:url({FONT}) "
+    )
+    assert dom.anchor_font(script) == FONT
+    body = (
+        '<h2 data-number="1" class="anchored" data-anchor-id="sec-a">A</h2>\n'
+        '<div id="fig-b" class="quarto-float anchored">\n'
+        "<div><figure>b</figure></div>\n</div>\n<p>after</p>"
+    )
+    finished = postrender.finish(page(body), FONT)
+    # The last child of each element (AnchorJS then adds none), pointing
+    # at its id, else at its data-anchor-id; AnchorJS's stylesheet, with
+    # its font, before the head's first style.
+    assert f"A{dom.ANCHOR_LINK.format(id='sec-a')}</h2>" in finished
+    assert (
+        f"</div>\n{dom.ANCHOR_LINK.format(id='fig-b')}</div>\n<p>" in finished
+    )
+    style = finished.index('<style class="anchorjs">')
+    assert style < finished.index("<style>p{}")
+    assert FONT in finished[style : finished.index("</style>", style)]
+    assert postrender.finish(finished, FONT) == finished
+    # Without AnchorJS's font the page is left to AnchorJS.
+    assert "anchorjs" not in postrender.finish(page(body))
 
 
 def test_css_rules_nothing_in_the_site_can_match_are_dropped():

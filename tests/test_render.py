@@ -367,6 +367,8 @@ def assert_finished(text, name):
     # contents under the title, on every page with them.
     if 'id="quarto-header"' in text:
         assert "data-tb-header-offset" in text, name
+    if 'class="anchored"' in text:  # AnchorJS's links written in
+        assert '<a class="anchorjs-link ' in text, name
     if 'id="TOC"' in text:
         assert 'class="tb-phone-toc"' in text, name
     # Maths drawn at build time: no formula left for the browser to draw.

@@ -1,6 +1,13 @@
-"""Code blocks that cost the browser less layout (postrender.py applies
-these to every page after each render):
+"""Markup built once at render time, so a page lays itself out fewer times.
 
+postrender.py applies these to every page after each render:
+
+- Heading and figure anchors: AnchorJS (Quarto's hover link beside each
+  heading) adds them once the page is parsed, together with a stylesheet
+  that declares its icon font; that made the browser lay out the whole
+  page again (140 ms on a chapter page, unthrottled). They are written
+  into the page here, exactly as AnchorJS writes them, with its
+  stylesheet in the head: AnchorJS then finds them and does nothing.
 - Code lines: Quarto wraps every line of code in a `<span id="cbN-M">`
   (an inline block, a target for code annotations and line numbers,
   which the book does not use). A code block keeps one such wrapper for
@@ -23,6 +30,31 @@ from __future__ import annotations
 import html
 import re
 
+# What AnchorJS 5.0.0 (site_libs/quarto-html/anchor.min.js) inserts:
+# its stylesheet before the head's first style, and a link as the last
+# child of every `.anchored` element, pointing at its id (else at its
+# data-anchor-id), with Quarto's options (placement right, icon "").
+ANCHOR_STYLE = (
+    '<style class="anchorjs">'
+    ".anchorjs-link{opacity:0;text-decoration:none;"
+    "-webkit-font-smoothing:antialiased;-moz-osx-font-smoothing:grayscale}"
+    ":hover>.anchorjs-link,.anchorjs-link:focus{opacity:1}"
+    "[data-anchorjs-icon]::after{content:attr(data-anchorjs-icon)}"
+    "@font-face{font-family:anchorjs-icons;src:url({font}) "
+    'format("truetype")}</style>\n'
+)
+ANCHOR_FONT = re.compile(r"font-family:anchorjs-icons;src:url\((data:[^)]+)\)")
+ANCHOR_LINK = (
+    '<a class="anchorjs-link " aria-label="Anchor" data-anchorjs-icon="" '
+    'href="#{id}" style="font: 1em / 1 anchorjs-icons; margin-left: '
+    '0.1875em; padding-right: 0.1875em; padding-left: 0.1875em;"></a>'
+)
+ANCHORED = re.compile(
+    r'<(h[1-6]|div)\b([^>]*\bclass="[^"]*\banchored\b[^>]*)>'
+)
+ATTRIBUTE = '\\b{}="([^"]+)"'
+FIRST_STYLE = re.compile(r'<style|<link [^>]*rel="stylesheet"')
+DIV_TAG = re.compile(r"<div\b|</div>")
 # A code block's lines, each wrapped by Quarto, and the block around them.
 CODE = re.compile(
     r'(<code class="sourceCode[^"]*"[^>]*>)(<span id="cb.*?)</code>', re.S
@@ -40,6 +72,52 @@ TAG = re.compile(r"<[^>]+>")
 # a phone's narrower screen scrolls it instead) carries a wrapper for it.
 HANGING = 4
 LONG_LINE = 54
+
+
+def anchor_font(script: str) -> str | None:
+    """The icon font AnchorJS declares, from its script."""
+    match = ANCHOR_FONT.search(script)
+    return match.group(1) if match else None
+
+
+def _element_end(page: str, start: int, tag: str) -> int:
+    """Where the element opened at `start` closes (its end tag's start)."""
+    if tag != "div":
+        return page.find(f"</{tag}>", start)
+    depth = 0
+    for match in DIV_TAG.finditer(page, start):
+        depth += 1 if match.group(0) == f"<{tag}" else -1
+        if depth == 0:
+            return match.start()
+    return -1
+
+
+def prebuilt_anchors(page: str, font: str | None) -> str:
+    """The page with AnchorJS's links and stylesheet already in it."""
+    if font is None or 'class="anchorjs"' in page:
+        return page
+    # Where AnchorJS puts its stylesheet: before the head's first one.
+    head_end = page.find("</head>")
+    first = FIRST_STYLE.search(page, 0, max(head_end, 0))
+    if first is None:
+        return page
+    head_style = first.start()
+    inserts = []
+    for match in ANCHORED.finditer(page):
+        attributes = match.group(2)
+        found = re.search(ATTRIBUTE.format("id"), attributes) or re.search(
+            ATTRIBUTE.format("data-anchor-id"), attributes
+        )
+        end = _element_end(page, match.start(), match.group(1))
+        if found is None or end < 0:
+            return page  # not as expected: AnchorJS does it in the browser
+        inserts.append((end, ANCHOR_LINK.format(id=found.group(1))))
+    if not inserts:
+        return page
+    for end, link in sorted(inserts, reverse=True):
+        page = page[:end] + link + page[end:]
+    style = ANCHOR_STYLE.replace("{font}", font)
+    return page[:head_style] + style + page[head_style:]
 
 
 def indentation(line: str) -> int:

@@ -34,6 +34,8 @@ KATEX_LOOP = re.compile(
     re.S,
 )
 
+STRUT = re.compile(r'class="katex-strut" style="height:([\d.]+)em')
+
 Formulas = list[list]  # [TeX, whether it is displayed], page after page
 
 
@@ -86,9 +88,14 @@ def drawn_pages(
     def replace(match: re.Match) -> str:
         # A display equation may scroll sideways (tools/site/book.scss):
         # the element that scrolls, KaTeX's own block, takes the focus.
-        formula = next(drawings).replace(
+        # Its tallest strut (in KaTeX's em) is its height while it is not
+        # laid out (content-visibility in book.scss).
+        formula = next(drawings)
+        strut = max(map(float, STRUT.findall(formula)), default=1.0)
+        formula = formula.replace(
             '<span class="katex-display">',
-            '<span class="katex-display" tabindex="0">',
+            f'<span class="katex-display" tabindex="0" '
+            f'style="--tb-strut:{strut:.2f}">',
             1,
         )
         return f'<span class="math {match.group(1)}">{formula}</span>'

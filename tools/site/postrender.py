@@ -20,11 +20,11 @@ nothing. Here, each page:
 
 Its siblings, each described in its docstring: maths.py (maths drawn at
 build time), lazy.py (search, previews and Bootstrap's script on first
-use; the header's height before the first paint), dom.py (one wrapper per
-code block; code blocks sized for content-visibility), icons.py (the icon
-subset), prune_css.py (unused Bootstrap rules dropped), search_text.py
-(the search index's formulas as symbols), phone_contents.py (the contents
-under a phone's title).
+use; the header's height before the first paint), dom.py (AnchorJS's
+links and one wrapper per code block written here; code blocks sized for
+content-visibility), icons.py (the icon subset), prune_css.py (unused
+Bootstrap rules dropped), search_text.py (the search index's formulas as
+symbols), phone_contents.py (the contents under a phone's title).
 
 Only the standard library: Quarto may run this with any Python 3.
 """
@@ -288,12 +288,13 @@ def named_floating_toggle(page: str) -> str:
     )
 
 
-def finish(page: str) -> str:
+def finish(page: str, anchor_font: str | None = None) -> str:
     page = named_floating_toggle(page)
     page = CODE_LINE_ANCHOR.sub("", PAGINATION_LABEL.sub(r"\1", page))
     page = dom.single_code_wrappers(focusable_tables(page))
     page = focusable_code(page)
     page = dom.sized_code_blocks(page)
+    page = dom.prebuilt_anchors(page, anchor_font)
     page = lazy.lazy_scripts(defer_head_scripts(lazy_ojs(page)))
     page = phone_contents.phone_contents(scheme_media(page))
     return lazy.header_offset(focusable_outputs(page))
@@ -315,6 +316,9 @@ def main(argv: list[str], environ: Mapping[str, str] = os.environ) -> int:
     if not site:
         print("usage: postrender.py SITE", file=sys.stderr)
         return 2
+    anchor_js = Path(site) / "site_libs" / "quarto-html" / "anchor.min.js"
+    anchors = anchor_js.read_text("utf-8") if anchor_js.is_file() else None
+    font = dom.anchor_font(anchors) if anchors else None
     pages = {
         path: path.read_text(encoding="utf-8")
         for path in pages_to_finish(Path(site), environ)
@@ -322,7 +326,7 @@ def main(argv: list[str], environ: Mapping[str, str] = os.environ) -> int:
     drawing = maths.start(pages)  # Node draws while the pages are finished
     finished = maths.drawn_pages(
         {
-            path: sized_lazy_images(finish(page), path.parent)
+            path: sized_lazy_images(finish(page, font), path.parent)
             for path, page in pages.items()
         },
         drawing,
