@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import importlib
 import os
 import shutil
 from pathlib import Path
@@ -76,27 +75,6 @@ def kernel_ports_of_this_process() -> None:
         return taken(self, ip)
 
     LocalPortCache.find_available_port = find_available_port
-
-
-class LazyModule:
-    """A module imported when first used, not when a test file is collected.
-
-    Every pytest worker collects every test file, so a top-level
-    `import torch` would cost each worker about a second even when it runs
-    no test that needs torch. `torch = LazyModule("torch")` costs nothing
-    until `torch.something` is first looked up.
-    """
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __getattr__(self, attribute: str):
-        # pytest probes every module global for private and dunder markers
-        # (`__wrapped__`, `_fixture_function_marker`) while collecting;
-        # answering those must not import the module.
-        if attribute.startswith("_"):
-            raise AttributeError(attribute)
-        return getattr(importlib.import_module(self._name), attribute)
 
 
 GRADING = "tests/test_grading.py"

@@ -1,19 +1,10 @@
-"""The explorers' formulas agree with PyTorch and with the book's formulas.
+"""The explorers' formulas agree with PyTorch and with the systems chapter.
 
-The interactive explorers on the website (the {ojs} cells of the mechanics
-and systems chapters) compute
-with the JavaScript functions in chapters/explorer-formulas.js. These tests
-run those functions with Node on the inputs below and compare every result
-with a Python reference: torch.nn.functional.layer_norm; parameter counts of
-real PyTorch modules; the sizes of the tensors a real forward pass
-produces; FLOPs from the weight and attention shapes of real modules, and
-the formulas of the systems chapter (8·S·D², 16·S·D² at D_ff = 4D, 4·S²·D).
-
-The cost formulas are also compared with the systems chapter's own
-functions: its `cost-formulas` cell, run alone (it defines pure functions,
-so this takes milliseconds where the `chapter` fixture of tests/conftest.py
-would run the whole chapter). Those tests skip, saying so, while
-chapters/systems.qmd has no such cell.
+The website's explorers (the {ojs} cells of the mechanics and systems
+chapters) compute with chapters/explorer-formulas.js. Its functions, run by
+Node, are compared with real PyTorch modules, tensors, autograd and Adam,
+with the systems chapter's formulas (8·S·D², 16·S·D² at D_ff = 4D,
+4·S²·D) and with its own `cost-formulas` cell, run alone.
 """
 
 from __future__ import annotations
@@ -25,28 +16,23 @@ import subprocess
 from dataclasses import astuple, dataclass
 
 import pytest
-from conftest import ROOT, LazyModule
+import torch
+import torch.nn.functional as F
+from conftest import ROOT
+from torch import nn
 
 from tools.source import qmd
-
-torch = LazyModule("torch")
-nn = LazyModule("torch.nn")
-F = LazyModule("torch.nn.functional")
 
 FORMULAS = ROOT / "chapters" / "explorer-formulas.js"
 SYSTEMS = "chapters/systems.qmd"
 SYSTEMS_CELL = "cost-formulas"
 NODE = shutil.which("node")
 
-pytestmark = [
-    pytest.mark.skipif(
-        NODE is None,
-        reason="node is not on PATH: install Node.js to check the formulas "
-        "of chapters/explorer-formulas.js against PyTorch",
-    ),
-    # Imports torch (see conftest.pytest_xdist_make_scheduler).
-    pytest.mark.heavy_imports,
-]
+pytestmark = pytest.mark.skipif(
+    NODE is None,
+    reason="node is not on PATH: install Node.js to check the formulas "
+    "of chapters/explorer-formulas.js against PyTorch",
+)
 
 
 @dataclass(frozen=True)
@@ -206,6 +192,21 @@ def js():
     return call
 
 
+@pytest.fixture(scope="module")
+def systems():
+    """The namespace of the systems chapter's cost-formulas cell."""
+    cells = [
+        chunk
+        for chunk in qmd.parse(ROOT / SYSTEMS).chunks()
+        if chunk.options.get("label") == SYSTEMS_CELL
+    ]
+    assert cells, f"{SYSTEMS} has no cell labelled {SYSTEMS_CELL}"
+    namespace: dict = {}
+    source = cells[0].source
+    exec(compile(source, f"{SYSTEMS}:{SYSTEMS_CELL}", "exec"), namespace)
+    return namespace
+
+
 # --------------------------------------------------------------- layer norm
 
 
@@ -221,15 +222,10 @@ def test_layer_norm_matches_torch(js, z, eps):
     assert result["normalised"] == pytest.approx(
         expected.tolist(), abs=1e-9
     ), where
-
-
-def test_layer_norm_default_token_gives_the_numbers_the_book_quotes(js):
-    result = js("layerNorm", [2.0, 4.0, 5.0, 9.0], 1e-5)
-    where = "chapters/explorer-formulas.js: layerNorm at the defaults"
-    assert result["mean"] == 5.0, where
-    assert result["variance"] == 6.5, where
-    rounded = [round(v, 3) + 0.0 for v in result["normalised"]]
-    assert rounded == [-1.177, -0.392, 0.0, 1.569], where
+    if (z, eps) == LAYER_NORM_CASES[0]:  # the numbers the book quotes
+        assert (result["mean"], result["variance"]) == (5.0, 6.5), where
+        rounded = [round(v, 3) + 0.0 for v in result["normalised"]]
+        assert rounded == [-1.177, -0.392, 0.0, 1.569], where
 
 
 # --------------------------------------------------------------- parameters
@@ -245,7 +241,7 @@ def weight_count(module: nn.Module) -> int:
 
 
 @pytest.mark.parametrize("sizes", PARAMETER_CASES, ids=str)
-def test_block_parameters_match_real_modules(js, sizes):
+def test_block_parameters_match_real_modules(js, systems, sizes):
     # The meta device gives exact counts without allocating the weights.
     with torch.device("meta"):
         attention = nn.MultiheadAttention(sizes.D, sizes.H, batch_first=True)
@@ -270,6 +266,16 @@ def test_block_parameters_match_real_modules(js, sizes):
         f"chapters/explorer-formulas.js: blockParameters({sizes.D}, "
         f"{sizes.Dff}) differs from the PyTorch modules"
     )
+    where = f"{SYSTEMS} ({SYSTEMS_CELL}): parameters for {sizes} differ"
+    exact = systems["exact_parameter_counts"](sizes.D, sizes.Dff)
+    assert exact == {k: result[k] for k in ("attention", "ffn", "norms")}, (
+        where
+    )
+    approximate = systems["parameter_counts"](sizes.D, sizes.Dff)
+    assert approximate == {
+        "attention": result["attentionApprox"],
+        "ffn": result["ffnApprox"],
+    }, where
 
 
 # ------------------------------------------------------- activation memory
@@ -279,26 +285,36 @@ def tensor_bytes(tensor: torch.Tensor) -> int:
     return tensor.numel() * tensor.element_size()
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mode", [*DTYPES, "autocast"])
 @pytest.mark.parametrize("sizes", COST_CASES, ids=str)
-def test_activation_bytes_match_real_tensors(js, sizes, dtype):
+def test_activation_bytes_match_real_tensors(js, systems, sizes, mode):
+    """Under torch.autocast the block input (the residual stream) stays
+    float32 while the FFN hidden tensor and the attention weights are
+    bfloat16: the autocast precision prices each in its own dtype."""
+    autocast = mode == "autocast"
+    precision = js("PRECISIONS")["autocast bfloat16"] if autocast else {}
+    kind = getattr(torch, precision.get("dtype", mode))
     torch.manual_seed(0)
-    kind = getattr(torch, dtype)
     attention = nn.MultiheadAttention(
         sizes.D, sizes.H, batch_first=True, dtype=kind
     )
     ffn_in = nn.Linear(sizes.D, sizes.Dff, dtype=kind)
     X = torch.randn(sizes.B, sizes.S, sizes.D, dtype=kind)
-    with torch.no_grad():
+    with (
+        torch.no_grad(),
+        torch.autocast("cpu", torch.bfloat16, enabled=autocast),
+    ):
         _, weights = attention(
             X, X, X, need_weights=True, average_attn_weights=False
         )  # (B, H, S, S)
         hidden = ffn_in(X)  # (B, S, Dff)
-    assert weights.shape == (sizes.B, sizes.H, sizes.S, sizes.S)
-    result = js(
-        "activationBytes", *activation_args(sizes, dtype_bytes()[dtype])
-    )
     where = f"chapters/explorer-formulas.js: activationBytes for {sizes}"
+    activations = precision.get("activations", mode)
+    assert X.dtype == getattr(torch, precision.get("input", mode)), where
+    assert hidden.dtype == weights.dtype == getattr(torch, activations)
+    nbytes = dtype_bytes()[activations]
+    extra = [dtype_bytes()[precision["input"]]] if autocast else []
+    result = js("activationBytes", *activation_args(sizes, nbytes), *extra)
     assert result["elements"] == {
         "input": X.numel(),
         "ffnHidden": hidden.numel(),
@@ -310,43 +326,13 @@ def test_activation_bytes_match_real_tensors(js, sizes, dtype):
     assert result["total"] == tensor_bytes(hidden) + tensor_bytes(weights), (
         where
     )
-
-
-@pytest.mark.parametrize("sizes", COST_CASES, ids=str)
-def test_activation_bytes_under_autocast_match_real_tensors(js, sizes):
-    """Under torch.autocast the block input, the residual stream, stays
-    float32 while the FFN hidden tensor and the attention weights are
-    bfloat16: the autocast precision prices each in its own dtype."""
-    mode = js("PRECISIONS")["autocast bfloat16"]
-    torch.manual_seed(0)
-    attention = nn.MultiheadAttention(sizes.D, sizes.H, batch_first=True)
-    ffn_in = nn.Linear(sizes.D, sizes.Dff)
-    X = torch.randn(sizes.B, sizes.S, sizes.D)
-    with torch.no_grad(), torch.autocast("cpu", torch.bfloat16):
-        _, weights = attention(
-            X, X, X, need_weights=True, average_attn_weights=False
-        )  # (B, H, S, S)
-        hidden = ffn_in(X)  # (B, S, Dff)
-    where = "chapters/explorer-formulas.js: PRECISIONS['autocast bfloat16']"
-    assert X.dtype == getattr(torch, mode["input"]), where
-    assert hidden.dtype == getattr(torch, mode["activations"]), where
-    assert weights.dtype == getattr(torch, mode["activations"]), where
-    nbytes = dtype_bytes()[mode["activations"]]
-    input_bytes = dtype_bytes()[mode["input"]]
-    result = js(
-        "activationBytes", *activation_args(sizes, nbytes), input_bytes
+    chapter = systems["activation_bytes"](
+        sizes.B, sizes.S, sizes.Dff, sizes.H, nbytes
     )
-    where = f"chapters/explorer-formulas.js: activationBytes for {sizes}"
-    assert result["input"] == tensor_bytes(X), where
-    assert result["ffnHidden"] == tensor_bytes(hidden), where
-    assert result["attentionScores"] == tensor_bytes(weights), where
-
-
-def test_bytes_per_element_match_torch(js):
-    assert js("BYTES_PER_ELEMENT") == dtype_bytes(), (
-        "chapters/explorer-formulas.js: BYTES_PER_ELEMENT differs from "
-        "torch's element_size()"
-    )
+    assert chapter == {
+        "ffn_hidden": result["ffnHidden"],
+        "attention_scores": result["attentionScores"],
+    }, f"{where}: differs from {SYSTEMS} ({SYSTEMS_CELL})"
 
 
 # -------------------------------------------------------------------- FLOPs
@@ -380,7 +366,7 @@ def test_block_flops_match_real_modules(js, sizes):
 
 
 @pytest.mark.parametrize(("S", "D", "Dff"), FLOP_CASES, ids=str)
-def test_block_flops_match_the_systems_formulas(js, S, D, Dff):
+def test_block_flops_match_the_systems_formulas(js, systems, S, D, Dff):
     result = js("blockFlops", S, D, Dff)
     where = f"chapters/explorer-formulas.js: blockFlops({S}, {D}, {Dff})"
     projections = 8 * S * D**2
@@ -396,91 +382,17 @@ def test_block_flops_match_the_systems_formulas(js, S, D, Dff):
     # past S = 6D.
     assert (attention > ffn) == (S > 4 * D), where
     assert (attention > projections + ffn) == (S > 6 * D), where
-
-
-@pytest.mark.parametrize("D", [64, 768])
-def test_crossovers_are_4D_and_6D(js, D):
-    assert js("crossovers", D, 4 * D) == {
+    assert js("crossovers", D, Dff) == {
         "attentionOverFfn": 4 * D,
         "attentionOverDense": 6 * D,
-    }, f"chapters/explorer-formulas.js: crossovers({D}, {4 * D})"
-
-
-# ------------------------------------------- the systems chapter's formulas
-
-
-@pytest.fixture(scope="module")
-def systems():
-    """The namespace of the systems chapter's cost-formulas cell."""
-    cells = [
-        chunk
-        for chunk in qmd.parse(ROOT / SYSTEMS).chunks()
-        if chunk.options.get("label") == SYSTEMS_CELL
-    ]
-    if not cells:
-        pytest.skip(f"{SYSTEMS} has no cell labelled {SYSTEMS_CELL} yet")
-    namespace: dict = {}
-    source = cells[0].source
-    exec(compile(source, f"{SYSTEMS}:{SYSTEMS_CELL}", "exec"), namespace)
-    return namespace
-
-
-@pytest.mark.parametrize("sizes", PARAMETER_CASES, ids=str)
-def test_parameters_agree_with_the_systems_chapter(js, systems, sizes):
-    result = js("blockParameters", sizes.D, sizes.Dff)
-    where = (
-        f"chapters/explorer-formulas.js and {SYSTEMS} ({SYSTEMS_CELL}): "
-        f"parameters for D = {sizes.D}, D_ff = {sizes.Dff} differ"
-    )
-    exact = systems["exact_parameter_counts"](sizes.D, sizes.Dff)
-    assert exact == {
-        "attention": result["attention"],
-        "ffn": result["ffn"],
-        "norms": result["norms"],
     }, where
-    approximate = systems["parameter_counts"](sizes.D, sizes.Dff)
-    assert approximate == {
-        "attention": result["attentionApprox"],
-        "ffn": result["ffnApprox"],
-    }, where
-
-
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("sizes", COST_CASES, ids=str)
-def test_activation_bytes_agree_with_the_systems_chapter(
-    js, systems, sizes, dtype
-):
-    nbytes = dtype_bytes()[dtype]
-    result = js("activationBytes", *activation_args(sizes, nbytes))
-    chapter = systems["activation_bytes"](
-        sizes.B, sizes.S, sizes.Dff, sizes.H, nbytes
-    )
-    assert chapter == {
-        "ffn_hidden": result["ffnHidden"],
-        "attention_scores": result["attentionScores"],
-    }, (
-        f"chapters/explorer-formulas.js and {SYSTEMS} ({SYSTEMS_CELL}): "
-        f"activation bytes for {sizes} in {dtype} differ"
-    )
-
-
-@pytest.mark.parametrize(("S", "D", "Dff"), FLOP_CASES, ids=str)
-def test_flops_agree_with_the_systems_chapter(js, systems, S, D, Dff):
-    result = js("blockFlops", S, D, Dff)
-    where = (
-        f"chapters/explorer-formulas.js and {SYSTEMS} ({SYSTEMS_CELL}): "
-        f"FLOPs for S = {S}, D = {D}, D_ff = {Dff} differ"
-    )
     flops = systems["block_flops"](1, S, D, Dff)  # one sequence
-    assert flops == {
-        "projections": result["projections"],
-        "ffn": result["ffn"],
-        "attention": result["attention"],
-    }, where
+    where = f"{SYSTEMS} ({SYSTEMS_CELL}): FLOPs for S={S}, D={D} differ"
+    assert flops == {key: result[key] for key in terms}, where
     assert systems["dominant_term"](flops) == result["dominant"], where
     assert systems["crossover_lengths"](D, Dff) == {
-        "ffn": js("crossovers", D, Dff)["attentionOverFfn"],
-        "dense": js("crossovers", D, Dff)["attentionOverDense"],
+        "ffn": 4 * D,
+        "dense": 6 * D,
     }, where
 
 
@@ -589,48 +501,25 @@ def fused_block_saved_bytes(sizes: Sizes, kind, autocast=False) -> int:
     return sum(storages.values())
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mode", [*DTYPES, "autocast"])
 @pytest.mark.parametrize("sizes", SAVED_CASES, ids=str)
-def test_saved_activation_bytes_match_autograd(js, sizes, dtype):
-    measured = fused_block_saved_bytes(sizes, getattr(torch, dtype))
-    nbytes = dtype_bytes()[dtype]
-    result = js("savedActivationBytes", *activation_args(sizes, nbytes))
-    assert result == measured, (
-        f"chapters/explorer-formulas.js: savedActivationBytes for {sizes} "
-        f"in {dtype} is {result:,}; autograd saves {measured:,} bytes"
-    )
-
-
-@pytest.mark.parametrize("sizes", SAVED_CASES, ids=str)
-def test_autocast_saved_activation_bytes_match_autograd(js, systems, sizes):
-    measured = fused_block_saved_bytes(sizes, torch.float32, autocast=True)
+def test_saved_activation_bytes_match_autograd(js, systems, sizes, mode):
+    autocast = mode == "autocast"
+    kind = torch.float32 if autocast else getattr(torch, mode)
+    measured = fused_block_saved_bytes(sizes, kind, autocast)
     args = activation_args(sizes, 0)[:5]  # B, S, D, Dff, H
-    result = js("autocastSavedActivationBytes", *args)
+    if autocast:
+        result = js("autocastSavedActivationBytes", *args)
+    else:
+        nbytes = dtype_bytes()[mode]
+        result = js("savedActivationBytes", *activation_args(sizes, nbytes))
     assert result == measured, (
-        "chapters/explorer-formulas.js: autocastSavedActivationBytes for "
-        f"{sizes} is {result:,}; autograd saves {measured:,} bytes under "
-        "torch.autocast"
+        f"chapters/explorer-formulas.js: saved activation bytes for {sizes} "
+        f"({mode}) are {result:,}; autograd saves {measured:,} bytes"
     )
-    chapter = systems["saved_activation_bytes"](*args, "autocast")
-    assert chapter == measured, (
-        f"{SYSTEMS} ({SYSTEMS_CELL}): saved_activation_bytes(..., "
-        f'"autocast") for {sizes} is {chapter:,}; autograd saves '
-        f"{measured:,} bytes"
-    )
-
-
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("sizes", SAVED_CASES, ids=str)
-def test_saved_activation_bytes_agree_with_the_systems_chapter(
-    js, systems, sizes, dtype
-):
-    result = js(
-        "savedActivationBytes", *activation_args(sizes, dtype_bytes()[dtype])
-    )
-    args = activation_args(sizes, 0)[:5]
-    assert systems["saved_activation_bytes"](*args, dtype) == result, (
-        f"chapters/explorer-formulas.js and {SYSTEMS} ({SYSTEMS_CELL}): "
-        f"saved activation bytes for {sizes} in {dtype} differ"
+    assert systems["saved_activation_bytes"](*args, mode) == measured, (
+        f"{SYSTEMS} ({SYSTEMS_CELL}): saved_activation_bytes for {sizes} "
+        f"({mode}) differs from autograd's {measured:,} bytes"
     )
 
 
@@ -638,6 +527,10 @@ def test_precisions_say_what_they_model(js):
     """Each precision names dtypes the explorer knows; only one keeps a
     float32 master copy beside 16-bit weights, and only autocast keeps
     float32 weights with bfloat16 activations."""
+    assert js("BYTES_PER_ELEMENT") == dtype_bytes(), (
+        "chapters/explorer-formulas.js: BYTES_PER_ELEMENT differs from "
+        "torch's element_size()"
+    )
     precisions = js("PRECISIONS")
     where = "chapters/explorer-formulas.js: PRECISIONS"
     assert set(precisions) == {

@@ -1,11 +1,14 @@
-"""tools/site/postrender.py finishes the rendered pages as it promises.
+"""tools/site's post-render step, on pages shaped like Quarto's.
 
-Checked on small pages shaped like Quarto's output, without Quarto; the
-site check (tools/sitecheck) then checks a real render in a browser.
+tests/test_render.py checks that every page of a real render is finished
+(assert_finished) and the site check (tools/sitecheck) checks them in a
+browser; here, what those cannot see: what each rewrite writes, that it
+leaves alone what it must, and that finishing twice changes nothing.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -13,20 +16,38 @@ import shutil
 import pytest
 from conftest import ROOT
 
-from tools.site import maths, postrender, search_text
+from tools.site import dom, icons, maths, postrender, prune_css, search_text
 
-RUNTIME = "../site_libs/quarto-ojs/quarto-ojs-runtime.js"
 HEAD = """<html><head>
+<style>p{}</style>
+<link href="b.css" rel="stylesheet" class="quarto-color-scheme" id="qb">
+<link href="b-dark.css" rel="stylesheet" \
+class="quarto-color-scheme quarto-color-alternate" id="qb">
 <script src="../site_libs/quarto-nav/quarto-nav.js"></script>
-<script type="module" src="RUNTIME"></script>
-  <script defer="" src="../tools/site/katex/katex.min.js"></script>
-  <script>document.addEventListener("DOMContentLoaded", function () {
+<script src="../site_libs/quarto-search/autocomplete.umd.js"></script>
+<script src="../site_libs/quarto-search/fuse.min.js"></script>
+<script src="../site_libs/quarto-search/quarto-search.js"></script>
+<script src="../site_libs/quarto-html/popper.min.js"></script>
+<script src="../site_libs/quarto-html/tippy.umd.min.js"></script>
+<script src="../site_libs/bootstrap/bootstrap.min.js"></script>
+<script type="module" src="../site_libs/quarto-ojs/quarto-ojs-runtime.js">\
+</script>
+<script defer="" src="../tools/site/katex/katex.min.js"></script>
+<script>document.addEventListener("DOMContentLoaded", function () {
  var mathElements = document.getElementsByClassName("math");
- katex.render(texText.data, mathElements[i]);
 }});
-  </script>
+</script>
 </head><body>
-""".replace("RUNTIME", RUNTIME)
+<header id="quarto-header" class="headroom fixed-top">
+<nav>x</nav>
+</header>
+<script id="quarto-html-before-body">toggle();</script>
+<script id="quarto-html-after-body">
+    function tippyHover(el, contentFn) {
+      window.tippy(el, config);
+    }
+</script>
+"""
 OJS_START = """<script type="module">
 if (window.location.protocol === "file:") { alert("no"); }
 window._ojs.paths.docToRoot = "..";
@@ -36,98 +57,128 @@ window._ojs.runtime.interpretFromScriptTags();
 WIDE = "x" * (postrender.PHONE_COLUMNS + 1)
 
 
-def page(body: str) -> str:
+def page(body: str = "") -> str:
     return HEAD + body + "</body></html>"
 
 
-def test_ojs_runtime_loads_on_demand():
-    finished = postrender.finish(
-        page('<div id="ojs-cell-1"></div>' + OJS_START)
-    )
-    assert (
-        'src="../site_libs/quarto-ojs/quarto-ojs-runtime.js"' not in finished
-    )
-    assert 'await import("../site_libs/quarto-ojs/quarto-ojs-runtime.js")' in (
-        finished
-    )
-    assert "IntersectionObserver" in finished
-    # Quarto's statements still run, after the import.
-    assert finished.index("await import(") < finished.index(
-        "interpretFromScriptTags();"
+def code(text: str) -> str:
+    return (
+        '<div class="sourceCode cell-code" id="cb1"><pre class="sourceCode '
+        'python code-with-copy"><code class="sourceCode python">'
+        f'<span id="cb1-1"><a href="#cb1-1" aria-hidden="true" tabindex="-1">'
+        f"</a>{text}</span></code></pre></div>"
     )
 
 
-def test_explorer_libraries_load_with_the_runtime():
-    libraries = (
+def output(text: str) -> str:
+    return (
+        '<div class="cell-output cell-output-stdout">\n'
+        f"<pre><code>{text}</code></pre>\n</div>"
+    )
+
+
+# (what the page holds, what its finished page must hold, must not hold)
+FINISHED = {
+    "explorer-runtime-loads-near-the-screen": (
         '<script src="../tools/site/ojs/htl.min.js"></script>\n'
         '<script src="../tools/site/ojs/inputs.min.js"></script>\n'
-    )
-    finished = postrender.finish(
-        page(libraries + '<div id="ojs-cell-1"></div>' + OJS_START)
-    )
-    assert '<script src="../tools/site/ojs/' not in finished
-    loader = finished[finished.index("data-tb-lazy-ojs") :]
-    # In order, and before the runtime (whose cells use window.Inputs).
-    assert (
-        loader.index('"../tools/site/ojs/htl.min.js"')
-        < loader.index('"../tools/site/ojs/inputs.min.js"')
-        < loader.index("await import(")
-    )
-    assert postrender.finish(finished) == finished
+        '<div id="ojs-cell-1"></div>' + OJS_START,
+        [
+            "IntersectionObserver",
+            '"../tools/site/ojs/htl.min.js";[^@]*"../tools/site/ojs/'
+            'inputs.min.js";[^@]*await import\\("../site_libs/quarto-ojs/'
+            'quarto-ojs-runtime.js"\\);\n  if[^@]*interpretFromScriptTags',
+        ],
+        ['<script type="module" src="[^"]*runtime', "<script src=[^>]*ojs/"],
+    ),
+    "page-without-explorer-keeps-its-runtime": (
+        "<p>No explorer.</p>",
+        ['<script type="module" src="[^"]*quarto-ojs-runtime.js">'],
+        ["data-tb-lazy-ojs"],
+    ),
+    "search-tips-and-bootstrap-load-when-wanted": (
+        "",
+        [
+            'const sources = {"search": \\["[^"]*autocomplete.umd.js", '
+            '"[^"]*fuse.min.js", "[^"]*quarto-search.js"\\], "tips": '
+            '\\["[^"]*popper.min.js", "[^"]*tippy.umd.min.js"\\], '
+            '"bootstrap": \\["[^"]*bootstrap.min.js"\\]}',
+            re.escape("window.tbTippy(el, config);"),
+        ],
+        ["<script[^>]*src=[^>]*(search|popper|tippy|bootstrap)"],
+    ),
+    "each-theme-blocks-only-its-scheme": (
+        "",
+        [
+            'href="b.css" rel="stylesheet" media="\\(prefers-color-scheme: '
+            'light\\)"',
+            'href="b-dark.css" rel="stylesheet" media="\\(prefers-color-'
+            'scheme: dark\\)"',
+            "toggle\\(\\);</script>\n<script data-tb-scheme-release>",
+        ],
+        [],
+    ),
+    "wide-output-focusable": (
+        output(WIDE),
+        ['<pre tabindex="0" role="region" aria-label="Printed output">'],
+        [],
+    ),
+    "short-output-not-focusable": (output("short"), [], ["<pre tabindex"]),
+    "wide-code-focusable-and-its-line-anchors-gone": (
+        code(WIDE),
+        ['<pre tabindex="0" role="region" aria-label="Code"'],
+        ['<a href="#cb1-1"'],
+    ),
+    "short-code-not-focusable": (code("x = 1"), [], ["<pre tabindex"]),
+    "floating-colour-toggle-named": (
+        "<script>a.classList.add('top-right');\n</script>",
+        ["a.classList.add\\('top-right'\\);\n *a.title = \"Toggle dark"],
+        [],
+    ),
+    "a-phone-gets-the-contents-and-notebook-links-under-the-title": (
+        '<nav id="TOC" role="doc-toc" class="toc-active"><h2 id="toc-title">'
+        'Contents</h2><ul><li><a href="#one" id="toc-one" class="nav-link '
+        'active" data-scroll-target="#one">One</a><ul class="collapse"><li>'
+        '<a href="#two" id="toc-two" class="nav-link">Two</a></li></ul></li>'
+        '</ul><div class="toc-actions"><ul><li><a href="https://x/src">View '
+        'source</a></li></ul></div><div class="quarto-other-links"><h2>Other '
+        'Links</h2><ul><li><a href="../notebooks/one.ipynb">Notebook</a></li>'
+        '</ul></div></nav><main class="content" id="quarto-document-content">'
+        "<header><h1>One</h1></header><p>Text.",
+        [
+            '</header>\n<details class="tb-phone-toc"><summary>On this page'
+            '</summary><ul class="tb-phone-links"><li><a href="../notebooks/'
+            'one.ipynb">Notebook</a></li></ul><ul><li><a href="#one">One</a>'
+            '<ul><li><a href="#two">Two</a></li></ul></li></ul></details>\n'
+            "<p>Text."
+        ],
+        [],
+    ),
+}
 
 
-def test_page_without_explorer_keeps_its_scripts():
-    original = page("<p>No explorer.</p>")
-    finished = postrender.finish(original)
-    assert "quarto-ojs-runtime.js" in finished  # no loader to replace it
-
-
-def test_head_scripts_are_deferred_and_finishing_is_idempotent():
-    finished = postrender.finish(page(""))
-    assert '<script defer src="../site_libs/quarto-nav/quarto-nav.js">' in (
-        finished
-    )
-    assert postrender.finish(finished) == finished
-
-
-@pytest.mark.parametrize("width, focusable", [(WIDE, True), ("short", False)])
-def test_only_wide_outputs_become_focusable(width, focusable):
-    body = (
-        '<div class="cell-output cell-output-stdout">\n'
-        f"<pre><code>{width}</code></pre>\n</div>"
-    )
+@pytest.mark.parametrize("name", FINISHED)
+def test_finishing_a_page(name):
+    body, present, absent = FINISHED[name]
     finished = postrender.finish(page(body))
-    assert ('<pre tabindex="0"' in finished) is focusable
-
-
-def test_a_floating_colour_toggle_gets_a_name():
-    script = (
-        "<script>const a = window.document.createElement('a');\n"
-        "      a.classList.add('top-right');\n</script>"
-    )
-    finished = postrender.finish(page(script))
-    assert (
-        "a.classList.add('top-right');\n"
-        '      a.title = "Toggle dark mode";\n</script>'
-    ) in finished
+    for pattern in present:
+        assert re.search(pattern, finished), pattern
+    for pattern in absent:
+        assert not re.search(pattern, finished), pattern
     assert postrender.finish(finished) == finished
 
 
-def test_pagination_links_lose_their_partial_label():
-    link = (
-        '<a href="b.html" class="pagination-link" aria-label="Bee">'
-        '<span class="chapter-number">2</span> Bee</a>'
-    )
-    finished = postrender.finish(page(link))
-    assert 'aria-label="Bee"' not in finished
-    assert 'class="pagination-link">' in finished
+def test_tooltip_scripts_stay_if_quarto_calls_tippy_differently():
+    changed = page().replace("window.tippy(el, config);", "tippy(el);")
+    assert 'tippy.umd.min.js"></script>' in postrender.finish(changed)
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
-def test_maths_is_drawn_at_build_time(tmp_path):
+def test_maths_is_drawn_at_build_time_with_its_fonts_preloaded(tmp_path):
     path = tmp_path / "a.html"
     path.write_text(
         page(
+            '<link rel="stylesheet" href="../tools/site/katex/katex.min.css">'
             '<p><span class="math inline">a &lt; b</span> and '
             '<span class="math display">x^2 \\tag{1.1}</span></p>'
         ),
@@ -136,18 +187,29 @@ def test_maths_is_drawn_at_build_time(tmp_path):
     assert postrender.main([str(tmp_path)]) == 0
     drawn = path.read_text(encoding="utf-8")
     assert drawn.count('class="katex"') == 2
-    assert 'class="katex-display"' in drawn
-    assert '<span class="katex-display" tabindex="0">' in drawn
-    assert "katex.min.js" not in drawn
-    assert "mathElements" not in drawn
-    # A second run leaves the drawn formulas alone (it redrew KaTeX's
-    # markup as TeX before).
-    assert postrender.main([str(tmp_path)]) == 0
+    # Focusable, as tall as its tallest strut while it is not laid out.
+    display = drawn[drawn.index('class="math display"') :]
+    strut = max(
+        map(
+            float,
+            re.findall(r'katex-strut" style="height:([\d.]+)em', display),
+        )
+    )
+    focusable = '<span class="katex-display" tabindex="0" style="--tb-strut'
+    assert f'{focusable}:{strut:.2f}">' in drawn
+    assert "katex.min.js" not in drawn and "mathElements" not in drawn
+    # The fonts its formulas use, fetched with the styles, as fonts are.
+    fonts = re.findall(r'<link rel="preload" href="([^"]+)"[^>]*>', drawn)
+    assert [font.rsplit("/", 1)[1] for font in fonts] == [
+        "KaTeX_Main-Regular.woff2",
+        "KaTeX_Math-Italic.woff2",
+    ]
+    assert 'as="font" type="font/woff2" crossorigin' in drawn
+    assert postrender.main([str(tmp_path)]) == 0  # drawn formulas stay
     assert path.read_text(encoding="utf-8") == drawn
 
 
-def fake_katex(monkeypatch):
-    """maths.draw without Node: each formula as <b>TeX</b>; the calls."""
+def test_maths_drawn_while_finishing_is_what_the_page_holds(monkeypatch):
     calls = []
 
     def draw(found):
@@ -156,161 +218,46 @@ def fake_katex(monkeypatch):
 
     monkeypatch.setattr(maths.shutil, "which", lambda _: "/usr/bin/node")
     monkeypatch.setattr(maths, "draw", draw)
-    return calls
-
-
-def test_maths_drawn_while_finishing_is_what_the_page_holds(monkeypatch):
-    calls = fake_katex(monkeypatch)
     raw = {"a.html": '<p><span class="math inline">x</span></p>'}
-    started = maths.start(raw)
     finished = {"a.html": raw["a.html"].replace("<p>", "<p id='n'>")}
-    drawn = maths.drawn_pages(finished, started)
-    assert (
-        drawn["a.html"] == "<p id='n'><span class=\"math inline\">"
-        "<b>x</b></span></p>"
+    drawn = maths.drawn_pages(finished, maths.start(raw))
+    assert drawn["a.html"] == (
+        "<p id='n'><span class=\"math inline\"><b>x</b></span></p>"
     )
-    assert len(calls) == 1  # drawn once, by start, on the text as written
+    assert len(calls) == 1  # drawn once, while the pages were finished
     # Had finishing changed a formula, the finished text is drawn again.
     changed = {"a.html": raw["a.html"].replace(">x<", ">y<")}
     drawn = maths.drawn_pages(changed, maths.start(raw))
-    assert "<b>y</b>" in drawn["a.html"]
-    assert "<b>x</b>" not in drawn["a.html"]
-    assert calls[-1] == [["y", False]]
+    assert "<b>y</b>" in drawn["a.html"] and calls[-1] == [["y", False]]
+    assert maths.start({"b.html": "<p>no formula</p>"}) is None
 
 
-def test_paragraphs_are_sized_by_their_maths_as_drawn(monkeypatch, tmp_path):
-    fake_katex(monkeypatch)
-    monkeypatch.setattr(
-        maths, "draw", lambda found: ["<b>LN1</b>"] * len(found)
-    )
-    path = tmp_path / "a.html"
-    tex = "\\operatorname{LN}_1"
-    formula = f'<span class="math inline">{tex}</span>'
-    path.write_text(
-        page(f"<main><h2>S</h2><p>{formula} x</p></main>"), encoding="utf-8"
-    )
-    assert postrender.main([str(tmp_path)]) == 0
-    # "LN1 x", not the 21 characters of its TeX.
-    assert '<p style="--tb-chars:5">' in path.read_text(encoding="utf-8")
-
-
-def test_a_page_without_maths_starts_no_node(monkeypatch):
-    calls = fake_katex(monkeypatch)
-    pages = {"a.html": "<p>no formula</p>"}
-    assert maths.start(pages) is None
-    assert maths.drawn_pages(pages, None) == pages
-    assert calls == []
-
-
-def test_each_theme_blocks_rendering_only_in_its_own_scheme():
-    head = (
-        '<link href="b.css" rel="stylesheet" class="quarto-color-scheme" '
-        'id="quarto-bootstrap">\n'
-        '<link href="b-dark.css" rel="stylesheet" '
-        'class="quarto-color-scheme quarto-color-alternate" '
-        'id="quarto-bootstrap">\n'
-    )
-    body = '<script id="quarto-html-before-body">toggle();</script>\n<p>x</p>'
-    finished = postrender.finish(page(head + body))
-    assert (
-        'href="b.css" rel="stylesheet" media="(prefers-color-scheme: light)"'
-    ) in finished
-    assert (
-        'href="b-dark.css" rel="stylesheet" '
-        'media="(prefers-color-scheme: dark)"'
-    ) in finished
-    # Quarto's scheme script runs first, then the one that releases media.
-    assert finished.index("toggle();") < finished.index("data-tb-scheme")
-    assert postrender.finish(finished) == finished
-
-
-@pytest.mark.parametrize("width, focusable", [(WIDE, True), ("short", False)])
-def test_only_code_wider_than_a_phone_becomes_focusable(width, focusable):
-    code = (
-        '<div class="sourceCode cell-code" id="cb1"><pre class="sourceCode '
-        f'python code-with-copy"><code class="sourceCode python"><span>'
-        f"x = 1\n{width}</span></code></pre></div>"
-    )
-    finished = postrender.finish(page(code))
-    assert ('tabindex="0" role="region" aria-label="Code"' in finished) is (
-        focusable
-    )
-    assert finished.count(width) == 1
-
-
-def test_tables_become_focusable():
-    finished = postrender.finish(page('<table class="caption-top table">'))
-    assert '<table tabindex="0" class="caption-top table">' in finished
-
-
-def test_figures_get_their_size_and_all_but_the_first_load_lazily(tmp_path):
-    png = (ROOT / "figures").glob("*.png")
-    figure = next(png)
-    for name in ("one.png", "two.png"):
-        shutil.copy(figure, tmp_path / name)
-    path = tmp_path / "a.html"
-    path.write_text(
-        page('<img src="one.png" alt="1"><img src="two.png" alt="2">'),
+def test_figures_carry_their_size_and_load_lazily_below_the_opening(tmp_path):
+    png = next((ROOT / "figures").glob("*.png"))
+    shutil.copy(png, tmp_path / "one.png")
+    (tmp_path / "d.svg").write_text(
+        '<?xml version="1.0"?>\n<svg width="30pt" height="15px"></svg>',
         encoding="utf-8",
     )
+    width, height = postrender.image_size(png)
+    body = (
+        '<main><img src="one.png" alt="1"><img src="d.svg" alt="2">'
+        '<h2>A section</h2><img src="one.png" alt="3"></main>'
+    )
+    path = tmp_path / "a.html"
+    path.write_text(page(body), encoding="utf-8")
     assert postrender.main([str(tmp_path)]) == 0
     text = path.read_text(encoding="utf-8")
-    width, height = postrender.image_size(figure)
-    assert f'<img src="one.png" width="{width}" height="{height}" alt' in text
-    assert (
-        f'<img src="two.png" width="{width}" height="{height}" '
-        'loading="lazy" alt'
-    ) in text
-    # Running again changes nothing.
+    # Only a first figure in the page's opening loads at once.
+    assert f'<img src="one.png" width="{width}" height="{height}" alt="1"' in (
+        text
+    )
+    assert '<img src="d.svg" width="40" height="15" loading="lazy"' in text
+    assert f'height="{height}" loading="lazy" alt="3"' in text
     assert postrender.main([str(tmp_path)]) == 0
     assert path.read_text(encoding="utf-8") == text
-
-
-def test_an_svg_figure_gets_its_size_in_pixels(tmp_path):
-    # The landing page's diagram: without a size, the text below it moved
-    # down as it arrived.
-    svg = ROOT / "figures" / "fig-prenorm-block.svg"
-    root = re.search(r"<svg\b[^>]*>", svg.read_text(encoding="utf-8"))
-    points = [
-        float(re.search(rf'\b{name}="([\d.]+)pt"', root.group(0)).group(1))
-        for name in ("width", "height")
-    ]
-    assert postrender.image_size(svg) == tuple(
-        round(size * 4 / 3) for size in points
-    )
-    (tmp_path / "d.svg").write_text(
-        '<?xml version="1.0"?>\n<svg width="30px" height="20px"></svg>',
-        encoding="utf-8",
-    )
-    body = '<img src="d.svg" class="img-fluid" alt="D.">'
-    finished = postrender.sized_lazy_images(page(body), tmp_path)
-    assert '<img src="d.svg" width="30" height="20" class' in finished
-    assert postrender.image_size(tmp_path / "missing.svg") is None
-
-
-def test_a_first_figure_below_the_opening_loads_lazily(tmp_path):
-    figure = next((ROOT / "figures").glob("*.png"))
-    shutil.copy(figure, tmp_path / "one.png")
-    body = (
-        '<h2 id="toc-title">Contents</h2><main><p>Opening.</p>'
-        '<h2>A section</h2><img src="one.png" alt="1"></main>'
-    )
-    finished = postrender.sized_lazy_images(page(body), tmp_path)
-    assert 'loading="lazy"' in finished
-    # In the opening (before the first heading of <main>) it stays eager.
-    early = body.replace("<p>Opening.</p>", '<img src="one.png" alt="0">')
-    finished = postrender.sized_lazy_images(page(early), tmp_path)
-    assert finished.count('loading="lazy"') == 1
-    assert '<img src="one.png" width=' in finished
-
-
-def test_empty_code_line_links_are_removed():
-    line = (
-        '<span id="cb3-1"><a href="#cb3-1" aria-hidden="true" '
-        'tabindex="-1"></a>x = 1</span>'
-    )
-    finished = postrender.finish(page(line))
-    assert '<span id="cb3-1">x = 1</span>' in finished
+    below = page('<main><p>x</p><h2>S</h2><img src="one.png" alt="1"></main>')
+    assert 'loading="lazy"' in postrender.sized_lazy_images(below, tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -324,7 +271,6 @@ def test_empty_code_line_links_are_removed():
             "(z - μ)/(√(σ^2 + ε))",
         ),
         (r"\underbrace{4D^2}_{\text{attention}} + 4D", "4D^2 + 4D"),
-        (r"P = 4D \tag{4.1}", "P = 4D "),
         (
             r"\begin{aligned} H &= X, \\ P = {} & 4D \end{aligned} \tag{2.1}",
             "H = X, P = 4D ",
@@ -352,45 +298,123 @@ def test_the_search_index_is_rewritten(tmp_path):
     assert rewritten == [{"objectID": "a", "title": "On μ", "text": text}]
 
 
-PAGE_WITH_TOC = """<div id="quarto-margin-sidebar" class="sidebar">
-<nav id="TOC" role="doc-toc" class="toc-active">
-<h2 id="toc-title">Table of contents</h2>
-<ul>
-<li><a href="#one" id="toc-one" class="nav-link active" \
-data-scroll-target="#one"><span class="header-section-number">1.1</span> \
-One</a>
-<ul class="collapse">
-<li><a href="#two" id="toc-two" class="nav-link" data-scroll-target="#two">\
-<span class="header-section-number">1.1.1</span> Two</a></li>
-</ul></li>
-</ul>
-<div class="toc-actions"><ul><li><a href="https://x/src" \
-class="toc-action">View source</a></li></ul></div>\
-<div class="quarto-other-links"><h2>Other Links</h2><ul><li>\
-<a href="../notebooks/one.ipynb">Download this chapter's notebook</a>\
-</li></ul></div></nav>
-</div>
-<main class="content" id="quarto-document-content">
-<header id="title-block-header"><h1>One</h1></header>
-<p>Text.</p>
-"""
+CODE = (
+    '<div class="sourceCode cell-code" id="cb3"><pre class="sourceCode '
+    'python code-with-copy"><code class="sourceCode python">'
+    '<span id="cb3-1"><span class="kw">def</span> f(x):</span>\n'
+    '<span id="cb3-2">    <span class="cf">return</span> x '
+    '<span class="op">&lt;</span> <span class="dv">1</span></span>\n'
+    '<span id="cb3-3"></span>\n'
+    '<span id="cb3-4">    y = "LONG"</span></code></pre></div>'
+).replace("LONG", "a" * dom.LONG_LINE)
 
 
-def test_a_phone_gets_the_contents_and_notebook_links_under_the_title():
-    finished = postrender.finish(page(PAGE_WITH_TOC))
-    start = finished.index('<details class="tb-phone-toc">')
-    assert finished.index("</header>") < start < finished.index("<p>Text.")
-    copy = finished[start : finished.index("</details>", start)]
-    assert '<a href="../notebooks/one.ipynb">' in copy
-    assert '<a href="#one">' in copy and '<a href="#two">' in copy
-    assert " id=" not in copy and "collapse" not in copy
-    assert "View source" not in copy and "<h2" not in copy
-    assert postrender.finish(finished).count("tb-phone-toc") == 1
+def text_of(markup: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", markup))
 
 
-def test_a_page_without_contents_gets_no_copy():
-    plain = page('<main class="content"><header></header><p>x</p></main>')
-    assert "tb-phone-toc" not in postrender.finish(plain)
+def test_code_keeps_its_text_in_one_wrapper_sized_by_its_lines():
+    finished = postrender.finish(page(CODE))
+    block = finished[finished.index('<div class="sourceCode') :]
+    assert block.startswith(
+        '<div class="sourceCode cell-code" id="cb3" style="--tb-lines:4">'
+    )
+    assert 'id="cb3-' not in finished
+    assert '<code class="sourceCode python"><span><span class="kw">' in block
+    # A line long enough to wrap hangs 4 characters deeper than it starts.
+    assert '<span class="tb-long" style="--tb-hang:8ch">    y = ' in block
+    # What a reader copies (the code's text) is unchanged, line for line.
+    assert text_of(block[: block.index("</pre>")]) == text_of(CODE)
+    assert postrender.finish(finished) == finished
+    # Code annotations find their lines by Quarto's wrappers: kept.
+    annotated = CODE + '<dl class="code-annotation-container-grid">'
+    assert 'id="cb3-1"' in postrender.finish(page(annotated))
+
+
+FONT = "data:n/a;base64,AAEAAA"
+
+
+def test_anchors_are_written_as_anchorjs_writes_them():
+    script = (
+        f"insertRule('@font-face{{font-family:anchorjs-icons;src:url({FONT}) "
+    )
+    assert dom.anchor_font(script) == FONT
+    body = (
+        '<h2 data-number="1" class="anchored" data-anchor-id="sec-a">A</h2>\n'
+        '<div id="fig-b" class="quarto-float anchored">\n'
+        "<div><figure>b</figure></div>\n</div>\n<p>after</p>"
+    )
+    finished = postrender.finish(page(body), FONT)
+    # The last child of each element (AnchorJS then adds none), pointing
+    # at its id, else at its data-anchor-id; AnchorJS's stylesheet, with
+    # its font, before the head's first style.
+    assert f"A{dom.ANCHOR_LINK.format(id='sec-a')}</h2>" in finished
+    assert (
+        f"</div>\n{dom.ANCHOR_LINK.format(id='fig-b')}</div>\n<p>" in finished
+    )
+    style = finished.index('<style class="anchorjs">')
+    assert style < finished.index("<style>p{}")
+    assert FONT in finished[style : finished.index("</style>", style)]
+    assert postrender.finish(finished, FONT) == finished
+    # Without AnchorJS's font the page is left to AnchorJS.
+    assert "anchorjs" not in postrender.finish(page(body))
+
+
+def test_css_rules_nothing_in_the_site_can_match_are_dropped():
+    css = (
+        '@charset "UTF-8";/*! licence */:root{--x:1}'
+        ".used{a:1}.absent{a:2}.used .absent,.used>p{a:3}"
+        "p:not(.absent){a:4}#here{a:5}#gone{a:6}"
+        '.used::after{content:"}{"}[data-x=".absent"]{a:7}'
+        "@media (min-width:1px){.absent{a:8}.used{a:9}}"
+        "@media print{.absent{a:10}}"
+        "@font-face{font-family:x;src:url(x.woff2)}"
+        "@keyframes k{0%{a:0}to{a:1}}"
+        ".bs-tooltip-auto{a:11}.esc\\:x{a:12}"
+    )
+    pruned = prune_css.prune(css, {"used", "here", "p"})
+    assert pruned == (
+        '@charset "UTF-8";/*! licence */:root{--x:1}.used{a:1}.used>p{a:3}'
+        'p:not(.absent){a:4}#here{a:5}.used::after{content:"}{"}'
+        '[data-x=".absent"]{a:7}@media (min-width:1px){.used{a:9}}'
+        "@font-face{font-family:x;src:url(x.woff2)}"
+        "@keyframes k{0%{a:0}to{a:1}}.bs-tooltip-auto{a:11}.esc\\:x{a:12}"
+    )
+    assert prune_css.prune(pruned, {"used", "here", "p"}) == pruned
+
+
+def site_with_icons(tmp_path, used):
+    target = tmp_path / "site_libs" / "bootstrap"
+    target.mkdir(parents=True)
+    (target / icons.CSS).write_text(".bi-alarm::before{}", encoding="utf-8")
+    (target / "bootstrap-icons.woff").write_bytes(b"wOFF")
+    (tmp_path / "index.html").write_text(
+        f'<i class="bi bi-{used}"></i>', encoding="utf-8"
+    )
+    (tmp_path / "a.js").write_text('icon = "bi-file-pdf";', encoding="utf-8")
+    return target
+
+
+def test_the_icon_subset_replaces_quartos_font(tmp_path):
+    css = (icons.HERE / icons.CSS).read_text(encoding="utf-8")
+    assert icons.subset_icons(css) == set(icons.ICONS)
+    target = site_with_icons(tmp_path, "github")
+    words = prune_css.site_words(tmp_path)
+    assert icons.used_icons(words) == {"github", "file-pdf"}
+    assert icons.install(tmp_path, words) == []
+    assert (target / icons.CSS).read_text(encoding="utf-8") == css
+    assert (target / icons.FONT).read_bytes()[:4] == b"wOF2"
+    assert not (target / "bootstrap-icons.woff").exists()
+    assert icons.install(tmp_path, words) == []  # again: nothing changes
+
+
+def test_an_icon_missing_from_the_subset_warns_and_keeps_quartos(
+    tmp_path, capsys
+):
+    target = site_with_icons(tmp_path, "alarm")
+    assert icons.install(tmp_path, prune_css.site_words(tmp_path)) == ["alarm"]
+    assert "WARN:" in capsys.readouterr().err
+    assert (target / "bootstrap-icons.woff").exists()
 
 
 def test_a_one_page_render_finishes_only_the_page_it_wrote(

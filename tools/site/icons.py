@@ -1,21 +1,11 @@
 """The site's icon font: only the Bootstrap Icons the site shows, as WOFF2.
 
-Quarto serves all of Bootstrap Icons (about 2,000 glyphs, a 176 KB WOFF
-and 100 KB of CSS) to show about a dozen. `icons/` holds a subset of the
-same font, built by this module from Quarto's copy, and the CSS rules for
-exactly those icons; `install` (run by postrender.py after every render)
-puts them in the site in place of Quarto's. If a page or a script of the
-site uses an icon the subset lacks, `install` leaves Quarto's full font
-in place and prints a `WARN:` line, which fails `tools/render.sh` and
-tests/test_render.py: add the icon to ICONS and rebuild the subset with
-
-    PYTHONPATH=DIR .venv/bin/python tools/site/icons.py QUARTO_ICONS_DIR
-
-where DIR holds the `brotli` package (pip install --target DIR brotli;
-fontTools needs it for WOFF2) and QUARTO_ICONS_DIR is the folder of
-Quarto's bootstrap-icons.css and .woff (in Quarto's source,
-src/resources/formats/html/bootstrap/dist). Only the standard library is
-needed to install the subset.
+Quarto serves all of Bootstrap Icons (a 176 KB WOFF and 100 KB of CSS) to
+show about a dozen. `icons/` holds a subset of the same font with the CSS
+for exactly those, built by `build` with fontTools (README.md says how);
+`install` (postrender.py) puts them in place of Quarto's. If the site
+uses an icon the subset lacks, it keeps Quarto's font and prints a
+`WARN:` line, which fails tools/render.sh.
 """
 
 from __future__ import annotations
@@ -143,5 +133,5 @@ def build(source: Path) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        raise SystemExit(__doc__.split("\n\n")[2])
+        raise SystemExit("usage: python -m tools.site.icons QUARTO_ICONS_DIR")
     build(Path(sys.argv[1]))

@@ -3,28 +3,19 @@
 postrender.py applies these to every page after each render:
 
 - Hover previews (Quarto's tooltips on cross-references, citations and
-  footnotes): Quarto builds one for every such link at load, hundreds of
-  elements on a chapter page. Here each link gets its preview, and the
-  page loads the tooltip library (popper, tippy), the first time the
-  pointer rests on it or it takes the focus.
-- Search and Bootstrap's script: search's scripts (autocomplete, fuse,
-  quarto-search) and bootstrap.min.js (the sidebar's collapsing toggles)
-  load when the reader first touches, clicks or types on the page, or
-  opens the search, and at once on a wide screen (where the search box
-  is in the sidebar) and when the page is opened from a search result
-  (`?q=`). A click on a toggle before Bootstrap has loaded is replayed.
-- The fixed header's height is set on the body before the first paint;
-  Quarto's script sets it once the page is parsed, which moved the whole
-  page down after it was drawn (a layout shift). It is also the page's
-  scroll padding, so that a link from another page (or a search result)
-  does not land its target under the header.
-- The two KaTeX fonts nearly every formula uses (the upright one and the
-  italic of variables) are fetched with the stylesheets: a browser asks
-  for a font only once it lays out text in it, and these arrived after
-  the page's first layouts, so every formula was laid out again (on the
-  systems chapter's page, over a quarter of its elements). Only a font
-  the page's maths uses is fetched so, since a preloaded font that goes
-  unused is a wasted download the browser warns about.
+  footnotes; Quarto built hundreds at load): each is built, and the
+  tooltip library (popper, tippy) loaded, when the pointer first rests on
+  its link or the link takes the focus.
+- Search's scripts and bootstrap.min.js load on the reader's first touch,
+  click or key, or opening the search; at once on a wide screen (the
+  search box is in the sidebar) and on a page opened from a search result
+  (`?q=`). A click on a Bootstrap toggle before then is replayed.
+- The fixed header's height is set before the first paint (Quarto's
+  script set it once the page was parsed: a layout shift), and is the
+  scroll padding, so a link's target does not land under the header.
+- The KaTeX fonts a page's formulas use (upright and italic) are fetched
+  with the stylesheets, not once the text is laid out (which laid every
+  formula out again).
 
 Only the standard library: Quarto may run this with any Python 3.
 """
@@ -131,21 +122,11 @@ HEADER_OFFSET = """<script data-tb-header-offset>
 // The fixed header's height before the first paint (tools/site/lazy.py),
 // and below it, with a little air, where a link's target is scrolled to:
 // a link from another page lands before Quarto's scripts run.
-// Paragraphs far from the screen are laid out only near it (book.scss),
-// at a height estimated from their text: where a link goes to an anchor,
-// the page is laid out whole first, or the paragraphs above its target,
-// laid out as it lands, would move it by their error.
 (() => {
   const root = document.documentElement;
   const height = document.getElementById("quarto-header").clientHeight;
   document.body.style.paddingTop = height + "px";
   root.style.scrollPaddingTop = height + 8 + "px";
-  const whole = () => root.classList.add("tb-laid-out");
-  if (location.hash) whole();
-  document.addEventListener("click", (event) => {
-    const link = event.target.closest && event.target.closest("a[href]");
-    if (link && link.hash && link.pathname === location.pathname) whole();
-  }, true);
 })();
 </script>
 """

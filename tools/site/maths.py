@@ -1,16 +1,11 @@
 """The site's maths, drawn when the site is built, by KaTeX run by Node.
 
-tools/site/postrender.py draws every formula of the pages it finishes with
-the site's own KaTeX (tools/site/katex_render.cjs, one Node process for
-all of them), so a page arrives with its formulas drawn, loads no KaTeX
-script and does not shift as they are drawn. Without `node` on PATH a
-page keeps Quarto's in-browser rendering.
-
-Node starts on the pages as Quarto wrote them and draws on another core
-while postrender.py finishes them (0.1 to 0.2 s of a chapter's render).
-Finishing leaves the formulas as they were; should it ever change one,
-the finished pages are drawn again, so what is drawn is always what they
-hold.
+postrender.py draws every formula of the pages it finishes with the
+site's own KaTeX (katex_render.cjs, one Node process for all), so a page
+loads no KaTeX script and does not shift as formulas are drawn. Node
+draws the pages as Quarto wrote them while postrender.py finishes them;
+should finishing change a formula, the finished pages are drawn again.
+Without `node` on PATH a page keeps Quarto's in-browser rendering.
 """
 
 from __future__ import annotations
@@ -38,6 +33,8 @@ KATEX_LOOP = re.compile(
     r"\(\) \{\n var mathElements.*?</script>",
     re.S,
 )
+
+STRUT = re.compile(r'class="katex-strut" style="height:([\d.]+)em')
 
 Formulas = list[list]  # [TeX, whether it is displayed], page after page
 
@@ -91,9 +88,14 @@ def drawn_pages(
     def replace(match: re.Match) -> str:
         # A display equation may scroll sideways (tools/site/book.scss):
         # the element that scrolls, KaTeX's own block, takes the focus.
-        formula = next(drawings).replace(
+        # Its tallest strut (in KaTeX's em) is its height while it is not
+        # laid out (content-visibility in book.scss).
+        formula = next(drawings)
+        strut = max(map(float, STRUT.findall(formula)), default=1.0)
+        formula = formula.replace(
             '<span class="katex-display">',
-            '<span class="katex-display" tabindex="0">',
+            f'<span class="katex-display" tabindex="0" '
+            f'style="--tb-strut:{strut:.2f}">',
             1,
         )
         return f'<span class="math {match.group(1)}">{formula}</span>'

@@ -5,7 +5,9 @@ Quarto puts both in the right-hand margin, which it hides below 992 px
 list of its sections nor the links to its notebook and Colab. This copies
 them into a closed `<details>` under the page's title, which book.scss
 shows only below that width. The copy keeps no `id` (each stays unique
-to Quarto's own table), and its nested lists stay open.
+to Quarto's own table), and its nested lists stay open. Quarto's
+`toc-location: right-body` was considered: it prints a second, open table
+on every screen, without the notebook links.
 
 Only the standard library: Quarto may run this with any Python 3.
 """

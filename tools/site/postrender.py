@@ -1,56 +1,32 @@
 """Finish the rendered website: load only what a page needs, when it needs it.
 
 Quarto runs this after every render (`project: post-render` in _quarto.yml)
-with the output folder in QUARTO_PROJECT_OUTPUT_DIR; by hand:
+on the pages it wrote (pages_to_finish); by hand:
+`.venv/bin/python -m tools.site.postrender _book`. Finishing twice changes
+nothing. Here, each page:
 
-    .venv/bin/python tools/site/postrender.py _book
+- loads the explorers' OJS runtime (about 900 KB) and their libraries
+  (Inputs, htl) only when an explorer comes near the screen;
+- holds up its first paint only for the theme of the reader's scheme (a
+  `media` query on each; SCHEME_RELEASE applies a stored choice);
+- defers the scripts of its head;
+- makes focusable what may scroll sideways on a phone (book.scss): wide
+  printed outputs and code, tables;
+- gives each figure its size, and loads it lazily unless it is the first
+  in the page's opening;
+- drops the empty link before every line of code (a sixth of a chapter's
+  elements) and the previous/next links' aria-label (it left out the
+  chapter number their text shows), and names the floating scheme toggle.
 
-It rewrites each page the render wrote (see pages_to_finish), idempotent:
+Its siblings, each described in its docstring: maths.py (maths drawn at
+build time), lazy.py (search, previews and Bootstrap's script on first
+use; the header's height before the first paint), dom.py (AnchorJS's
+links and one wrapper per code block written here; code blocks sized for
+content-visibility), icons.py (the icon subset), prune_css.py (unused
+Bootstrap rules dropped), search_text.py (the search index's formulas as
+symbols), phone_contents.py (the contents under a phone's title).
 
-- The OJS runtime (about 900 KB) is no longer loaded with the page: an
-  explorer's page loads it when the explorer comes near the screen, so a
-  reader who never scrolls there never pays for it.
-- Of the two themes' stylesheets, only the one for the reader's system
-  scheme holds up the first paint (a `media` query on each); the other
-  loads when the reader switches to it, and a stored choice of the other
-  scheme still applies (see SCHEME_RELEASE).
-- The scripts Quarto puts in the head (navigation, search, tooltips,
-  Bootstrap) are deferred: they run, in order, once the page is parsed,
-  instead of holding up the first paint.
-- A printed output whose lines are too long for a phone, a display
-  equation and a table may scroll sideways on a phone (book.scss); they
-  become focusable, so a keyboard can scroll them too.
-- Figures carry their size (no layout shift as they arrive) and load
-  lazily, when the reader scrolls near them; only a first figure in the
-  page's opening (before its first section) loads at once.
-- The empty link Quarto puts before every line of code (a target for a
-  line number the book never shows) is removed: a sixth of the elements
-  of a chapter page.
-- The previous/next links lose their aria-label, which left out the
-  chapter number they show (the link's text names it).
-- The explorers' libraries (Inputs, htl) load with the OJS runtime, not
-  in the middle of the page, where they held up its parsing.
-
-Its siblings do the rest, each described in its docstring:
-
-- maths.py: the maths is drawn here, by the site's KaTeX run by Node,
-  not in the reader's browser (it loads no KaTeX script and does not
-  shift as the formulas are drawn).
-- lazy.py: search, hover previews and Bootstrap's script load when first
-  wanted, and the fixed header's height is set before the first paint
-  (no layout shift).
-- dom.py: AnchorJS's heading links and one wrapper per code block (not
-  one per line) are written here, so the page is laid out fewer times;
-  each code block carries its line counts and each paragraph its
-  characters, the height it takes while the browser skips laying it out.
-- icons.py: a 1.5 KB WOFF2 of the icons the site uses replaces Quarto's
-  whole icon font (a `WARN:` fails the render if a page uses another).
-- prune_css.py: Bootstrap's rules that nothing in the site can match are
-  dropped from both themes' stylesheets (about 500 KB to 140 KB each).
-- search_text.py: the search index's formulas read as symbols, not TeX.
-
-Only the standard library, and Pygments where it is (Quarto may run this
-with any Python 3; without it, code keeps its own colour).
+Only the standard library: Quarto may run this with any Python 3.
 """
 
 from __future__ import annotations
@@ -356,8 +332,7 @@ def main(argv: list[str], environ: Mapping[str, str] = os.environ) -> int:
         drawing,
     )
     for path, page in finished.items():
-        # Sized as drawn: a formula's TeX is longer than what it shows.
-        page = dom.sized_paragraphs(lazy.preload_maths_fonts(page))
+        page = lazy.preload_maths_fonts(page)
         if page != pages[path]:
             path.write_text(page, encoding="utf-8")
     search_text.rewrite_index(Path(site))

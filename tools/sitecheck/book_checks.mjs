@@ -14,7 +14,7 @@
 // code runs under a see-through copy button, a link from another page
 // lands below the fixed header; on a desktop every printed output fits its
 // column; at both widths a block laid out only near the screen stands in
-// at about its height (tools/site/README.md: a wrong guess moves the page).
+// at about its height (tools/site/dom.py: a wrong guess moves the page).
 //
 // Maintained tools tried first: @axe-core/cli (with chromium-driver) runs
 // axe on the page as loaded: it cannot scroll, its window is capped at the
