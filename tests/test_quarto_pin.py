@@ -163,27 +163,3 @@ def test_pin_is_written_once():
     assert len(reads) == 1 and len(setup) == 1
     output = "steps." + reads[0]["id"] + ".outputs.version"
     assert setup[0]["with"]["version"] == "${{ " + output + " }}"
-
-
-def test_render_runs_the_chosen_quarto():
-    script = (ROOT / "tools" / "render.sh").read_text(encoding="utf-8")
-    assert "$(bash tools/quarto.sh)" in script
-    # tools/render_book.py renders and fails on Quarto's warnings.
-    assert 'python -m tools.render_book "$QUARTO" "$@"' in script
-    bare = re.findall(
-        r"^[^#\n]*(?<![\w$/\"])quarto (?:render|preview)", script, re.M
-    )
-    assert not bare, f"tools/render.sh runs a bare quarto: {bare}"
-
-
-def test_book_render_0_hides_quarto_from_the_tests(monkeypatch, tmp_path):
-    """tools/benchmark.py times the suite as CI's machine, without Quarto,
-    runs it: BOOK_RENDER=0 leaves the render and site-check tests out."""
-    import conftest
-
-    fake = write_executable(tmp_path / "quarto", "#!/bin/sh\n")
-    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.delenv("BOOK_RENDER", raising=False)
-    assert conftest.quarto() == str(fake)
-    monkeypatch.setenv("BOOK_RENDER", "0")
-    assert conftest.quarto() is None

@@ -58,26 +58,6 @@ def test_tooling_layers_point_one_way():
     assert "0 broken" in result.stdout, result.stdout
 
 
-# The guide's bound: one module per concern, none over about 400 lines.
-MOST_LINES = 400
-
-
-def test_each_tool_stays_within_400_lines():
-    sources = [
-        path
-        for pattern in ("*.py", "*.mjs", "*.js", "*.sh")
-        for path in (ROOT / "tools").rglob(pattern)
-        if "node_modules" not in path.parts
-    ]
-    assert sources
-    too_long = sorted(
-        f"{path.relative_to(ROOT)} ({lines} lines)"
-        for path in sources
-        if (lines := len(path.read_text("utf-8").splitlines())) > MOST_LINES
-    )
-    assert not too_long, "split by concern: " + ", ".join(too_long)
-
-
 # At every render Quarto lists each file under the book's folder but its
 # output folder, without following symbolic links (tools/env_dir.sh says
 # why): about 300 here. An environment inside the book (.venv's 50,000
