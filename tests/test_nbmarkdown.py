@@ -207,6 +207,10 @@ my_answer = None
 
 @pytest.fixture
 def book(tmp_path):
+    return small_book(tmp_path)
+
+
+def small_book(tmp_path):
     files = {
         "_quarto.yml": CONFIG,
         "references.bib": BIB,
@@ -234,6 +238,12 @@ def cells(book, name="one", edition="instructor"):
 
 def markdown(book, edition="instructor"):
     return "\n\n".join(cells(book, "one", edition))
+
+
+@pytest.fixture(scope="module")
+def converted(tmp_path_factory):
+    """The small book's first chapter as Markdown, converted once."""
+    return markdown(small_book(tmp_path_factory.mktemp("book")))
 
 
 def test_appendices_are_lettered(book):
@@ -301,8 +311,8 @@ FIG = f"[Figure 1.1]({PAGE}#fig-a)"
         "```{ojs}\nviewof",
     ],
 )
-def test_markdown_reads_as_the_website(book, expected):
-    assert expected in markdown(book)
+def test_markdown_reads_as_the_website(converted, expected):
+    assert expected in converted
 
 
 def test_references_cell_lists_the_works_cited(book):
