@@ -147,7 +147,8 @@ def page_text(markup: str) -> str:
 
 
 def student_texts(root: Path, name: str) -> dict[str, str]:
-    """Every student artefact of chapter `name`, {where: its text}."""
+    """The student artefacts of chapter `name` but the website's pages
+    (check_no_answers_for_students reads each page once), {where: text}."""
     found = {}
     for path in (
         bookfiles.notebook_path(root, name, "student"),
@@ -157,9 +158,6 @@ def student_texts(root: Path, name: str) -> dict[str, str]:
             found[str(path.relative_to(root))] = notebook_text(read(path))
     page = f"chapters/{name}.html"
     site = root / "_book"
-    if (site / page).exists():
-        markup = (site / page).read_text(encoding="utf-8")
-        found[f"_book/{page}{stale(root, name)}"] = page_text(markup)
     if (site / "search.json").exists():
         index = json.loads((site / "search.json").read_text("utf-8"))
         entries = [e for e in index if e["href"].startswith(page)]
@@ -274,20 +272,26 @@ def check_no_answers_for_students(root: Path) -> list[str]:
     page of the website is read for the chapter's longer answers (seven
     words or more), which no other page can show by chance."""
     problems = []
-    pages = {
-        f"_book/{path.relative_to(root / '_book')}": page_text(
-            path.read_text(encoding="utf-8")
+    pages = {}  # {where: (its text, the same with its spaces folded)}
+    for path in sorted((root / "_book").glob("**/*.html")):
+        text = page_text(path.read_text(encoding="utf-8"))
+        pages[f"_book/{path.relative_to(root / '_book')}"] = (
+            text,
+            " ".join(text.split()),
         )
-        for path in sorted((root / "_book").glob("**/*.html"))
-    }
     for name in bookfiles.notebook_chapters(root):
         secrets = answers(root, name)
         public = public_text(root, name)
-        texts = student_texts(root, name)
         own = f"_book/chapters/{name}.html"
-        texts.update((w, t) for w, t in pages.items() if w != own)
-        for where, text in texts.items():
-            folded = " ".join(text.split())
+        texts = {
+            where: (text, " ".join(text.split()))
+            for where, text in student_texts(root, name).items()
+        }
+        for where, read_once in pages.items():
+            texts[where + stale(root, name) if where == own else where] = (
+                read_once
+            )
+        for where, (text, folded) in texts.items():
             another_page = where in pages and where != own
             problems += [
                 f"{where}: an answer from chapters/{name}.qmd reaches "
