@@ -107,17 +107,20 @@ def test_the_clean_copy_passes(book):
     assert not students.check_no_answers_for_students(book)
 
 
-@pytest.mark.parametrize(
-    "artefact, plant, source", PLANTS, ids=[p[1].__name__ for p in PLANTS]
-)
-def test_an_answer_in_any_student_artefact_is_reported(
-    book, artefact, plant, source
-):
-    answer = secret(book, source)
-    plant(book / artefact, answer)
+def test_an_answer_in_any_student_artefact_is_reported(book):
+    # Every leak planted at once: one run of the check must name each.
+    planted = []
+    for artefact, plant, source in PLANTS:
+        answer = secret(book, source)
+        plant(book / artefact, answer)
+        planted.append((artefact, answer, source))
     problems = students.check_no_answers_for_students(book)
-    assert [p for p in problems if p.startswith(artefact)], problems
-    assert [p for p in problems if repr(answer) in p and source in p]
+    for artefact, answer, source in planted:
+        assert [
+            p
+            for p in problems
+            if p.startswith(artefact) and repr(answer) in p and source in p
+        ], (artefact, problems)
 
 
 @pytest.mark.parametrize(
