@@ -92,7 +92,7 @@ STUDENT = f"notebooks/{CHAPTER}.ipynb"
 PLANTS = [
     # (artefact, how it is planted, the kind of answer planted)
     (STUDENT, plant_markdown, "output of"),  # a short printed value
-    (STUDENT, plant_output, "output of"),
+    (STUDENT, plant_output, "solution prose"),
     (STUDENT, plant_metadata, "front matter"),
     (f"assignments/{CHAPTER}.ipynb", plant_markdown, "solution cell"),
     (f"_book/chapters/{CHAPTER}.html", plant_page, "solution cell"),
@@ -108,19 +108,15 @@ def test_the_clean_copy_passes(book):
 
 
 def test_an_answer_in_any_student_artefact_is_reported(book):
-    # Every leak planted at once: one run of the check must name each.
-    planted = []
-    for artefact, plant, source in PLANTS:
-        answer = secret(book, source)
+    # Every leak planted at once, each answer another: one run of the
+    # check must name each, in its artefact, with its kind.
+    planted = [(a, plant, secret(book, s), s) for a, plant, s in PLANTS]
+    for artefact, plant, answer, _ in planted:
         plant(book / artefact, answer)
-        planted.append((artefact, answer, source))
     problems = students.check_no_answers_for_students(book)
-    for artefact, answer, source in planted:
-        assert [
-            p
-            for p in problems
-            if p.startswith(artefact) and repr(answer) in p and source in p
-        ], (artefact, problems)
+    for artefact, _, answer, source in planted:
+        found = [p for p in problems if p.startswith(artefact)]
+        assert [p for p in found if f"{answer!r} ({source}" in p], problems
 
 
 @pytest.mark.parametrize(
