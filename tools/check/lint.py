@@ -1,8 +1,6 @@
-"""Checks of the book's `.qmd` sources, each `check(root) -> problems`:
-the files `_quarto.yml` lists, closed chunks, fences and divs, labels of
-cross-references, citation keys, figure cells' options, heading levels,
-one sentence a line, ruff, and guarded solutions. Quarto checks
-references and citations only while it renders (a warning, exit code 0).
+"""Checks of the book's `.qmd` sources, each `check(root) -> problems`.
+Quarto checks references and citations only while it renders, and only
+warns; ruff runs on the instructor notebooks.
 """
 
 from __future__ import annotations
@@ -40,8 +38,7 @@ RUFF = re.compile(
 
 
 def _prose(parsed: dict):
-    """(file, first line, text) of every markdown stretch of the book, with
-    code, maths and URLs blanked so they are not mistaken for prose."""
+    """(file, first line, text) of every Markdown part, code blanked."""
     for relative, qmd in parsed.items():
         for part in qmd.parts:
             if part[0] == "markdown":
@@ -49,14 +46,12 @@ def _prose(parsed: dict):
 
 
 def blank_code(text: str) -> str:
-    """Prose with fenced blocks, inline code, maths and URLs blanked."""
     for pattern in (FENCED, INLINE_CODE, MATH, URL):
         text = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
     return text
 
 
 def check_quarto_files(root: Path) -> list[str]:
-    """Files named in `_quarto.yml` exist; every chapter file is named."""
     problems = []
     listed = book_files(root)
     for relative in listed:
@@ -79,12 +74,10 @@ def check_quarto_files(root: Path) -> list[str]:
 
 
 def check_fences(root: Path) -> list[str]:
-    """Code chunks, code fences and fenced divs are all closed."""
     return parsed_book(root)[1]
 
 
 def labels(parsed: dict) -> dict[str, str]:
-    """Every cross-reference label in the book, mapped to its file."""
     found = {}
     for relative, qmd in parsed.items():
         for match in ATTR_LABEL.finditer(qmd.prose()):
@@ -97,7 +90,6 @@ def labels(parsed: dict) -> dict[str, str]:
 
 
 def check_crossrefs(root: Path) -> list[str]:
-    """Every @fig-, @eq-, @tbl- and @sec- reference has its label."""
     parsed, problems = parsed_book(root)
     known = labels(parsed)
     for relative, first, text in _prose(parsed):
@@ -112,16 +104,10 @@ def check_crossrefs(root: Path) -> list[str]:
     return problems
 
 
-def bib_keys(root: Path) -> set[str]:
-    bibliography = quarto_config(root).get("bibliography", "references.bib")
-    text = (root / bibliography).read_text(encoding="utf-8")
-    return set(citations.KEY.findall(text))
-
-
 def check_citations(root: Path) -> list[str]:
-    """Every citation key exists in references.bib."""
     parsed, problems = parsed_book(root)
-    keys = bib_keys(root)
+    bibliography = quarto_config(root).get("bibliography", "references.bib")
+    keys = set(citations.KEY.findall((root / bibliography).read_text("utf-8")))
     for relative, first, text in _prose(parsed):
         for match in CITE.finditer(text):
             key = match.group(2)
@@ -135,7 +121,6 @@ def check_citations(root: Path) -> list[str]:
 
 
 def check_figure_cells(root: Path) -> list[str]:
-    """Every figure cell has a fig- label, fig-cap and fig-alt."""
     parsed, problems = parsed_book(root)
     for relative, qmd in parsed.items():
         for chunk in qmd.chunks():
@@ -159,12 +144,8 @@ def check_figure_cells(root: Path) -> list[str]:
 
 
 def check_ruff(root: Path) -> list[str]:
-    """Chapter code passes `ruff check` and `ruff format --check`.
-
-    ruff reads notebooks, so it runs on the instructor notebooks, which
-    check_notebooks_in_sync keeps equal to the chapters' code; a finding
-    is named by its chapter's line.
-    """
+    """`ruff check` and `ruff format --check` on the instructor notebooks
+    (the chapters' code, check_notebooks_in_sync says), by chapter line."""
     problems = []
     for command in (
         ["check", "--output-format=concise"],
@@ -194,12 +175,8 @@ EXERCISE = re.compile(r"\{#(exr-[\w-]*\w)")
 
 
 def check_solutions_guarded(root: Path) -> list[str]:
-    """Solutions sit only inside instructor-only divs.
-
-    A `.solution` div, or code defining a `solution_...` name, outside a
-    `::: {.content-visible when-profile="instructor"}` div would reach the
-    student website and notebooks.
-    """
+    """A `.solution` div or a `solution_...` name outside an
+    instructor-only div would reach students."""
     parsed, problems = parsed_book(root)
     for relative, qmd in parsed.items():
         for part in qmd.parts:
@@ -229,7 +206,6 @@ def check_solutions_guarded(root: Path) -> list[str]:
 
 
 def check_every_exercise_has_a_solution(root: Path) -> list[str]:
-    """Each `#exr-` block is followed by an instructor-only solution."""
     parsed, problems = parsed_book(root)
     for relative, qmd in parsed.items():
         pending = None
@@ -255,9 +231,8 @@ def check_every_exercise_has_a_solution(root: Path) -> list[str]:
 
 
 def check_headings(root: Path) -> list[str]:
-    """Headings go down one level at a time, so screen readers can follow:
-    at most one level deeper than the one before (titles inside divs,
-    exercises' and callouts', are no headings of the page)."""
+    """Headings go down one level at a time, for screen readers (titles
+    inside divs are no headings of the page)."""
     parsed, problems = parsed_book(root)
     for relative, qmd in parsed.items():
         if Path(relative).name.startswith("_"):
@@ -284,7 +259,6 @@ SENTENCE_BREAK = re.compile(r"[a-z0-9)\]*_](?<!e\.g)(?<!i\.e)[.?!] +[A-Z(]")
 
 
 def check_one_sentence_per_line(root: Path) -> list[str]:
-    """Prose has one sentence per line, so diffs show what changed."""
     parsed, problems = parsed_book(root)
     for relative, first, text in _prose(parsed):
         for offset, line in enumerate(text.split("\n")):

@@ -1,8 +1,7 @@
 """Checks of what tools/regenerate.py writes, each `check(root) ->
-problems`: notebooks in sync with their chapters, prose numbers in their
-cells' outputs, no stderr, images only from labelled figure cells (never
-SVG), every figure exported and indexed, and the two editions agreeing.
-nbval compares printed outputs; none of this does any tool know.
+problems`: notebooks in sync with their chapters and with each other, prose
+numbers, clean and labelled outputs, exported figures. nbval compares
+printed outputs; none of this does any tool know.
 """
 
 from __future__ import annotations
@@ -32,7 +31,6 @@ def ignores_output(cell: nbformat.NotebookNode) -> bool:
 
 
 def check_notebooks_in_sync(root: Path) -> list[str]:
-    """Each notebook's cells are exactly what its `.qmd` converts to."""
     problems = []
     names = notebook_chapters(root)
     for name in names:
@@ -70,19 +68,14 @@ def check_notebooks_in_sync(root: Path) -> list[str]:
 
 
 def check_prose_numbers(root: Path) -> list[str]:
-    """Numbers the prose quotes appear in the output of the cell named.
-
-    Front matter `prose-numbers: [{text: "[1.5, 0.1]", cell: residual-sum}]`:
-    `text` is in the prose, its numbers in order in that cell's recorded
-    output, which nbval keeps what the code prints.
-    """
+    """Each `prose-numbers: [{text: ..., cell: ...}]` of the front matter
+    is in the prose, and its numbers, in order, in that cell's output."""
     problems = []
-    for name in notebook_chapters(root):
+    for name, _, notebook in notebooks(root, ["instructor"]):
         relative = f"chapters/{name}.qmd"
         qmd = qmd_module.parse(root / relative)
         claims = qmd.metadata.get("prose-numbers", []) or []
         prose = _thousands(qmd.prose())
-        notebook = nbformat.read(notebook_path(root, name, "instructor"), 4)
         outputs = _labelled_outputs(notebook)
         for claim in claims:
             text, cell = str(claim.get("text")), str(claim.get("cell"))
@@ -108,7 +101,6 @@ def check_prose_numbers(root: Path) -> list[str]:
 
 
 def _thousands(text: str) -> str:
-    """'3,280' and '3280' mean the same number."""
     return re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
 
 
@@ -128,54 +120,54 @@ def _contains(haystack: list[float], needle: list[float]) -> bool:
 
 
 def _labelled_outputs(notebook) -> dict[str, str]:
-    found = {}
-    for cell in notebook.cells:
-        if cell.cell_type != "code":
-            continue
-        label = qmd_module.cell_options(cell.source).get("label")
-        if not label:
-            continue
-        texts = []
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "stream":
-                texts.append(output.get("text", ""))
-            elif "text/plain" in output.get("data", {}):
-                texts.append(output["data"]["text/plain"])
-        found[str(label)] = "".join(texts)
-    return found
+    return {
+        str(label): "".join(output_texts(cell))
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        and (label := qmd_module.cell_options(cell.source).get("label"))
+    }
+
+
+def output_texts(cell) -> list[str]:
+    texts = []
+    for output in cell.get("outputs", []):
+        texts.append(output.get("text", ""))
+        for kind, data in output.get("data", {}).items():
+            if kind.startswith("text/"):
+                texts.append("".join(data))
+    return texts
 
 
 def check_clean_outputs(root: Path) -> list[str]:
-    """No notebook records an error, a warning or other stderr output."""
     problems = []
-    for name in notebook_chapters(root):
-        for edition in qmd_module.EDITIONS:
-            path = notebook_path(root, name, edition)
-            if not path.exists():
-                continue
-            notebook = nbformat.read(path, 4)
-            for number, cell in enumerate(notebook.cells):
-                for output in cell.get("outputs", []):
-                    kind = output.get("output_type")
-                    stderr = output.get("name") == "stderr"
-                    if kind == "error" or stderr:
-                        text = output.get("text") or output.get("evalue", "")
-                        what = "an error" if kind == "error" else "stderr"
-                        problems.append(
-                            f"{path.relative_to(root)}: cell {number} "
-                            f"recorded {what}: {text.strip()[:160]}"
-                        )
+    for name, edition, notebook in notebooks(root, qmd_module.EDITIONS):
+        path = notebook_path(root, name, edition).relative_to(root)
+        for number, cell in enumerate(notebook.cells):
+            for output in cell.get("outputs", []):
+                kind = output.get("output_type")
+                if kind == "error" or output.get("name") == "stderr":
+                    text = output.get("text") or output.get("evalue", "")
+                    what = "an error" if kind == "error" else "stderr"
+                    problems.append(
+                        f"{path}: cell {number} recorded {what}: "
+                        f"{text.strip()[:160]}"
+                    )
     return problems
 
 
-def check_figure_outputs(root: Path) -> list[str]:
-    """Images come only from labelled figure cells; SVG is never output."""
-    problems = []
+def notebooks(root: Path, editions):
+    """(chapter, edition, notebook) of every notebook there is."""
     for name in notebook_chapters(root):
-        path = notebook_path(root, name, "instructor")
-        if not path.exists():
-            continue
-        for cell in nbformat.read(path, 4).cells:
+        for edition in editions:
+            path = notebook_path(root, name, edition)
+            if path.exists():
+                yield name, edition, nbformat.read(path, 4)
+
+
+def check_figure_outputs(root: Path) -> list[str]:
+    problems = []
+    for name, _, notebook in notebooks(root, ["instructor"]):
+        for cell in notebook.cells:
             label = str(qmd_module.cell_options(cell.source).get("label", ""))
             for output in cell.get("outputs", []):
                 data = output.get("data", {})
@@ -194,7 +186,6 @@ def check_figure_outputs(root: Path) -> list[str]:
 
 
 def check_exported_figures(root: Path) -> list[str]:
-    """Every fig- label has a 300-dpi PNG, an SVG and an index entry."""
     problems = []
     index = root / "figures" / "README.md"
     index = index.read_text(encoding="utf-8") if index.exists() else ""
@@ -228,9 +219,8 @@ def check_exported_figures(root: Path) -> list[str]:
 
 
 def check_editions_agree(root: Path) -> list[str]:
-    """The student notebook is the instructor notebook minus solutions,
-    outputs included: a solution that changes what later cells print (by
-    drawing random numbers, say) is caught."""
+    """The student notebook is the instructor one without solutions,
+    outputs included (a solution may change what later cells print)."""
     problems = []
     for name in notebook_chapters(root):
         qmd = qmd_module.parse(root / "chapters" / f"{name}.qmd")
@@ -275,7 +265,7 @@ def check_editions_agree(root: Path) -> list[str]:
 
 
 def _outputs(cell) -> list:
-    """A cell's outputs without execution counts, which editions shift."""
+    # Without execution counts, which the editions shift.
     found = []
     for output in cell.get("outputs", []):
         output = dict(output)

@@ -20,7 +20,6 @@ from tools.source.qmd import (
 
 
 def to_notebook(qmd: Qmd, edition: str) -> nbformat.NotebookNode:
-    """The notebook cells of one edition, without outputs."""
     assert edition in EDITIONS, edition
     notebook = nbformat.v4.new_notebook()
     notebook.metadata = {
@@ -45,8 +44,7 @@ def to_notebook(qmd: Qmd, edition: str) -> nbformat.NotebookNode:
 
 def edition_cells(qmd: Qmd) -> list[tuple[nbformat.NotebookNode, bool]]:
     """The instructor edition's cells, each with whether it is a solution
-    (the student edition is the others): a title cell first, a caption
-    after each figure, a References cell last; no front matter."""
+    (the student edition is the others)."""
     book = load_book(find_root(qmd.path))
     # Both editions and several checks convert a chapter: translate once.
     if qmd.converted is None or qmd.converted[0] is not book:
@@ -61,7 +59,6 @@ def edition_cells(qmd: Qmd) -> list[tuple[nbformat.NotebookNode, bool]]:
 
 
 def _translate(qmd: Qmd, chapter) -> list[tuple[str, str, bool, bool]]:
-    """(cell type, source, is a solution, is folded) of every cell."""
     cells = []
     for index, part in enumerate(qmd.parts):
         if part[0] == "code":
@@ -94,8 +91,8 @@ def _translate(qmd: Qmd, chapter) -> list[tuple[str, str, bool, bool]]:
 
 
 def last_exercise(text: str) -> tuple[str, str] | None:
-    """(label, kind) of an exercise that ends text, else None; the kind
-    is the first word of its kind line (`*Compute · 10 min*`)."""
+    """(label, kind) of an exercise that ends text, kind as in its kind
+    line (`*Compute · 10 min*`), else None."""
     lines = text.rstrip().split("\n")
     if not DIV_CLOSE.match(lines[-1]):
         return None
@@ -114,9 +111,8 @@ def _cell(
     cell_type: str, source: str, folded: bool = False
 ) -> nbformat.NotebookNode:
     """A cell as `nbformat.v4.new_{cell_type}_cell(source)` makes it,
-    without its schema check (most of the time of a conversion; writing
-    still checks). A folded cell (`code-fold: true`) is collapsed in Jupyter
-    (`source_hidden`), as the website shows only its summary."""
+    without its schema check (most of a conversion's time; writing checks);
+    folded (`code-fold: true`) as the website folds it."""
     metadata = nbformat.NotebookNode()
     if folded:
         metadata.jupyter = nbformat.NotebookNode(source_hidden=True)
@@ -133,7 +129,6 @@ def _cell(
 
 
 def cell_signature(notebook: nbformat.NotebookNode) -> list[tuple]:
-    """What the sync test compares: each cell's type, source, fold, tags."""
     return [
         (
             cell.cell_type,

@@ -1,5 +1,5 @@
-"""The book's files: what `_quarto.yml` lists, the chapters with a notebook
-and where its editions live, and every `.qmd` parsed."""
+"""The book's files: what `_quarto.yml` lists, the chapters with a
+notebook, where each edition lives, and every `.qmd` parsed."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 def quarto_config(root: Path) -> dict:
-    """`_quarto.yml`, parsed: the one place the book's tools read it."""
     return qmd_module.load_yaml(
         (root / "_quarto.yml").read_text(encoding="utf-8")
     )
@@ -54,12 +53,11 @@ def book_parts(root: Path) -> list[tuple[str, bool]]:
 
 
 def book_files(root: Path) -> list[str]:
-    """Every file `_quarto.yml` lists as a chapter or appendix, in order."""
     return [name for name, _ in book_parts(root)]
 
 
 def notebook_chapters(root: Path) -> list[str]:
-    """Stems of the chapters that contain python code (one notebook each)."""
+    """Stems of the chapters with python code (one notebook each)."""
     files = chapter_files(root)
     return [Path(f).stem for f in files if qmd_module.parse(root / f).chunks()]
 
@@ -71,9 +69,9 @@ def notebook_path(root: Path, name: str, edition: str) -> Path:
 
 
 def parsed_book(root: Path) -> tuple[dict, list[str]]:
-    """Parse every `.qmd` of the book; return parsed files and problems."""
+    """Every `.qmd` of the book (partials too), parsed; and problems."""
     parsed, problems = {}, []
-    everything = (root / "chapters").glob("*.qmd")  # partials too
+    everything = (root / "chapters").glob("*.qmd")
     files = {
         *book_files(root),
         *(str(p.relative_to(root)) for p in everything),
@@ -90,8 +88,7 @@ def parsed_book(root: Path) -> tuple[dict, list[str]]:
 
 
 def chapter_files(root: Path) -> list[str]:
-    """Chapter files; `_name.qmd` files are partials Quarto never renders
-    alone (they are pulled into a chapter with the include shortcode)."""
+    """Chapter files; `_name.qmd` partials are included into a chapter."""
     return [
         str(path.relative_to(root))
         for path in sorted((root / "chapters").glob("[!_]*.qmd"))

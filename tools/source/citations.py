@@ -1,12 +1,8 @@
 """Every work of `references.bib` as the website cites and lists it.
 
-Quarto formats citations with Pandoc's citeproc and its default style,
-Chicago author-date: `[@key]` is "(Vaswani et al. 2017)", `@key` is
-"Vaswani et al. (2017)", `[-@key]` is "(2017)", and the References list
-"Vaswani, Ashish, ... 2017. “Title.” In ...". The notebooks show the same
-text (tools/export/markdown.py), made by the same Pandoc (3.9, from the
-pinned `pypandoc-binary`, or Quarto's own where that is not installed):
-each work cited in the three ways, all in one document, as Markdown.
+Beside Quarto: it formats citations with Pandoc's citeproc (Chicago
+author-date) only inside a render, so each work is cited here in its three
+forms by the same Pandoc (the pinned `pypandoc-binary`, else Quarto's).
 """
 
 from __future__ import annotations
@@ -17,7 +13,6 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-# A work's entry in the list Pandoc writes: `::: {#ref-KEY .csl-entry}`.
 ENTRY = re.compile(
     r"^::: \{#ref-(\S+) \.csl-entry\}\n(.*?)\n:::$", re.M | re.S
 )
@@ -34,7 +29,6 @@ class Work:
 
 
 def pandoc() -> str:
-    """Pandoc: the pinned pypandoc-binary's, else one on PATH."""
     try:
         import pypandoc
 
@@ -49,7 +43,6 @@ def pandoc() -> str:
 
 
 def read(bibliography: Path) -> dict[str, Work]:
-    """Each work of the bibliography, keyed by its citation key."""
     keys = KEY.findall(bibliography.read_text(encoding="utf-8"))
     forms = [f"[@{k}]\n\n@{k}\n\n[-@{k}]" for k in keys]
     command = [pandoc()]
