@@ -102,9 +102,8 @@ notebook = "{name}.ipynb"  # absent on Colab and from a renamed copy
 grader = otter.Notebook(notebook if os.path.exists(notebook) else None)"""
 
 
-def requirements(name: str) -> list[str]:
-    code = convert.to_notebook(qmd.parse(chapter_path(name)), "student").cells
-    imported = "\n".join(c.source for c in code if c.cell_type == "code")
+def requirements(parsed: qmd.Qmd) -> list[str]:
+    imported = "\n".join(c.source for c in parsed.chunks() if not c.solution)
     modules = set(re.findall(r"^(?:from|import) (\w+)", imported, re.M))
     lines = (ROOT / "requirements.txt").read_text(encoding="utf-8")
     return [
@@ -115,14 +114,12 @@ def requirements(name: str) -> list[str]:
 
 
 def master_notebook(name: str) -> nbformat.NotebookNode:
-    parsed = qmd.parse(ROOT / "chapters" / f"{name}.qmd")
+    parsed = qmd.parse(chapter_path(name))
     by_starter = {f"starter-{q.name}": q for q in questions(parsed)}
     notebook = convert.to_notebook(parsed, "student")
-    listed = json.dumps(requirements(name))
+    listed = json.dumps(requirements(parsed))
     cells = [raw(CONFIG.format(name=name, requirements=listed))]
     for cell in notebook.cells:
-        if cell.cell_type == "raw":
-            continue  # the front matter is no part of an assignment
         question = by_starter.get(cell_label(cell))
         if question is None:
             cells.append(cell)

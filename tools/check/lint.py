@@ -56,18 +56,13 @@ def check_quarto_files(root: Path) -> list[str]:
     listed = book_files(root)
     for relative in listed:
         if not (root / relative).exists():
-            problems.append(
-                f"_quarto.yml: lists {relative}, which does not exist"
-            )
+            problems.append(f"_quarto.yml: lists {relative}, which is missing")
     bibliography = quarto_config(root).get("bibliography")
     if bibliography and not (root / bibliography).exists():
         problems.append(f"_quarto.yml: bibliography {bibliography} is missing")
     for relative in chapter_files(root):
         if relative not in listed:
-            problems.append(
-                f"{relative}: not listed under book: chapters or appendices "
-                "in _quarto.yml, so the website would leave it out"
-            )
+            problems.append(f"{relative}: not listed in _quarto.yml's book")
     if "index.qmd" not in listed:
         problems.append("_quarto.yml: index.qmd must be the first chapter")
     return problems
@@ -97,10 +92,7 @@ def check_crossrefs(root: Path) -> list[str]:
             label = match.group(2)
             if label[:1].lower() + label[1:] not in known:
                 line = first + text[: match.start()].count("\n")
-                problems.append(
-                    f"{relative}:{line}: @{label} refers to a "
-                    "label that no chapter defines"
-                )
+                problems.append(f"{relative}:{line}: @{label}: no such label")
     return problems
 
 
@@ -114,8 +106,7 @@ def check_citations(root: Path) -> list[str]:
             if key not in keys and not key.lower().startswith(CROSSREF):
                 line = first + text[: match.start()].count("\n")
                 problems.append(
-                    f"{relative}:{line}: cites @{key}, which is not in "
-                    "references.bib"
+                    f"{relative}:{line}: cites @{key}, not in {bibliography}"
                 )
     return problems
 
@@ -131,14 +122,11 @@ def check_figure_cells(root: Path) -> list[str]:
                 continue
             where = f"{relative}:{chunk.line}"
             if not label.startswith("fig-"):
-                problems.append(
-                    f"{where}: a cell that draws a figure needs "
-                    "'#| label: fig-...'"
-                )
+                problems.append(f"{where}: a figure needs '#| label: fig-...'")
             for option in ("fig-cap", "fig-alt"):
                 if not str(options.get(option, "")).strip():
                     problems.append(
-                        f"{where}: figure cell '{label}' has no {option}"
+                        f"{where}: figure '{label}' has no {option}"
                     )
     return problems
 
@@ -219,14 +207,11 @@ def check_every_exercise_has_a_solution(root: Path) -> list[str]:
             for match in EXERCISE.finditer(part[1]):
                 if pending:
                     problems.append(
-                        f"{relative}: exercise {pending} has no worked "
-                        "solution before the next exercise"
+                        f"{relative}: exercise {pending} has no solution"
                     )
                 pending = match.group(1)
         if pending:
-            problems.append(
-                f"{relative}: exercise {pending} has no worked solution"
-            )
+            problems.append(f"{relative}: exercise {pending} has no solution")
     return problems
 
 
@@ -247,9 +232,9 @@ def check_headings(root: Path) -> list[str]:
                 if heading and not depth:
                     level = len(heading.group(1))
                     if level > previous + 1:
+                        where = f"{relative}:{first + offset}"
                         problems.append(
-                            f"{relative}:{first + offset}: heading level "
-                            f"{level} follows level {previous}"
+                            f"{where}: heading level {level} after {previous}"
                         )
                     previous = level
     return problems
@@ -267,8 +252,6 @@ def check_one_sentence_per_line(root: Path) -> list[str]:
             # A list item's marker: a number, a letter, a bullet, a term's.
             body = re.sub(r"^\s*(\d+\.|[a-z]\.|[-*:])\s+", "", line)
             if SENTENCE_BREAK.search(body):
-                problems.append(
-                    f"{relative}:{first + offset}: more than one "
-                    "sentence on a line; start each on its own line"
-                )
+                where = f"{relative}:{first + offset}"
+                problems.append(f"{where}: one sentence per line")
     return problems

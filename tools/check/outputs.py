@@ -40,10 +40,7 @@ def check_notebooks_in_sync(root: Path) -> list[str]:
             relative = path.relative_to(root)
             command = f"{REGENERATE} {name}"
             if not path.exists():
-                problems.append(
-                    f"{relative} is missing for chapters/{name}.qmd: "
-                    f"run `{command}`"
-                )
+                problems.append(f"{relative} is missing: run `{command}`")
                 continue
             expected = convert.cell_signature(
                 convert.to_notebook(qmd, edition)
@@ -61,8 +58,7 @@ def check_notebooks_in_sync(root: Path) -> list[str]:
         for path in sorted(folder.glob("*.ipynb")):
             if path.stem not in names:
                 problems.append(
-                    f"{path.relative_to(root)} has no chapter "
-                    f"chapters/{path.stem}.qmd: delete it"
+                    f"{path.relative_to(root)}: no chapter, delete it"
                 )
     return problems
 
@@ -81,13 +77,11 @@ def check_prose_numbers(root: Path) -> list[str]:
             text, cell = str(claim.get("text")), str(claim.get("cell"))
             if _thousands(text) not in prose:
                 problems.append(
-                    f"{relative}: prose-numbers lists '{text}', which the "
-                    "prose does not contain"
+                    f"{relative}: prose-numbers lists '{text}', not in prose"
                 )
             if cell not in outputs:
                 problems.append(
-                    f"{relative}: prose-numbers names cell '{cell}', but no "
-                    "code cell has that label"
+                    f"{relative}: prose-numbers: no code cell '{cell}'"
                 )
                 continue
             wanted = _numbers(text)
@@ -178,9 +172,8 @@ def check_figure_outputs(root: Path) -> list[str]:
                     )
                 if "image/png" in data and not label.startswith("fig-"):
                     problems.append(
-                        f"chapters/{name}.qmd: a cell draws a figure without "
-                        "a '#| label: fig-...' (so it has no number, caption "
-                        "or alt text)"
+                        f"chapters/{name}.qmd: a figure without a "
+                        "'#| label: fig-...'"
                     )
     return problems
 
@@ -240,9 +233,8 @@ def check_editions_agree(root: Path) -> list[str]:
         ]
         if len(public) != len(student):
             problems.append(
-                f"{relative}: has {len(student)} cells, but the instructor "
-                f"edition without solutions has {len(public)}: run "
-                f"`{REGENERATE} {name}`"
+                f"{relative}: not the instructor edition without solutions: "
+                f"run `{REGENERATE} {name}`"
             )
             continue
         for number, (mine, theirs) in enumerate(
@@ -255,10 +247,8 @@ def check_editions_agree(root: Path) -> list[str]:
             ):
                 problems.append(
                     f"{relative}: cell {number} differs from the instructor "
-                    f"edition's, in its source or recorded output. Run "
-                    f"`{REGENERATE} {name}`; if it still differs, a "
-                    "solution cell changes what later cells print (seed "
-                    "random draws in the cell that uses them)"
+                    f"edition's: run `{REGENERATE} {name}`, or seed the "
+                    "random draws a solution cell changes"
                 )
                 break
     return problems

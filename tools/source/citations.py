@@ -2,13 +2,12 @@
 
 Beside Quarto: it formats citations with Pandoc's citeproc (Chicago
 author-date) only inside a render, so each work is cited here in its three
-forms by the same Pandoc (the pinned `pypandoc-binary`, else Quarto's).
+forms by the same Pandoc (Quarto's 3.9, from the pinned pypandoc-binary).
 """
 
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,27 +27,13 @@ class Work:
     order: int  # its place in the References list
 
 
-def pandoc() -> str:
-    try:
-        import pypandoc
-
-        return pypandoc.get_pandoc_path()
-    except (ImportError, OSError):
-        found = shutil.which("pandoc") or shutil.which("quarto")
-        if found is None:
-            raise RuntimeError(
-                "no Pandoc: `bash tools/setup.sh` installs pypandoc-binary"
-            ) from None
-        return found
-
-
 def read(bibliography: Path) -> dict[str, Work]:
+    import pypandoc  # 50 ms, only where the book is numbered
+
     keys = KEY.findall(bibliography.read_text(encoding="utf-8"))
     forms = [f"[@{k}]\n\n@{k}\n\n[-@{k}]" for k in keys]
-    command = [pandoc()]
-    if command[0].endswith("quarto"):
-        command.append("pandoc")
-    command += [
+    command = [
+        pypandoc.get_pandoc_path(),
         "--citeproc",
         f"--bibliography={bibliography}",
         "--from=markdown",
