@@ -72,21 +72,12 @@ def check_fences(root: Path) -> list[str]:
     return parsed_book(root)[1]
 
 
-def labels(parsed: dict) -> dict[str, str]:
-    found = {}
-    for relative, qmd in parsed.items():
-        for match in ATTR_LABEL.finditer(qmd.prose()):
-            found[match.group(1)] = relative
-        for chunk in qmd.chunks():
-            label = str(chunk.options.get("label", ""))
-            if label.startswith(CROSSREF):
-                found[label] = relative
-    return found
-
-
 def check_crossrefs(root: Path) -> list[str]:
     parsed, problems = parsed_book(root)
-    known = labels(parsed)
+    known = set()
+    for qmd in parsed.values():
+        known |= set(ATTR_LABEL.findall(qmd.prose()))
+        known |= {str(chunk.options.get("label")) for chunk in qmd.chunks()}
     for relative, first, text in _prose(parsed):
         for match in XREF.finditer(text):
             label = match.group(2)

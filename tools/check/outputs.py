@@ -134,8 +134,7 @@ def output_texts(cell) -> list[str]:
 
 def check_clean_outputs(root: Path) -> list[str]:
     problems = []
-    for name, edition, notebook in notebooks(root, qmd_module.EDITIONS):
-        path = notebook_path(root, name, edition).relative_to(root)
+    for _, path, notebook in notebooks(root, qmd_module.EDITIONS):
         for number, cell in enumerate(notebook.cells):
             for output in cell.get("outputs", []):
                 kind = output.get("output_type")
@@ -150,12 +149,35 @@ def check_clean_outputs(root: Path) -> list[str]:
 
 
 def notebooks(root: Path, editions):
-    """(chapter, edition, notebook) of every notebook there is."""
+    """(chapter, path, notebook) of every notebook there is."""
     for name in notebook_chapters(root):
         for edition in editions:
             path = notebook_path(root, name, edition)
             if path.exists():
-                yield name, edition, nbformat.read(path, 4)
+                yield name, path.relative_to(root), read(path)
+
+
+def read(path: Path) -> nbformat.NotebookNode:
+    # Without nbformat's schema check: the sync check and nbval make it.
+    return nbformat.v4.nbjson.reads(path.read_text(encoding="utf-8"))
+
+
+def flagged_cells(root: Path, name: str, solutions: bool) -> list:
+    """(number, cell) of the instructor notebook's solution cells, or of
+    its other cells, as the chapter flags them; none while it is stale."""
+    path = notebook_path(root, name, "instructor")
+    if not path.exists():
+        return []
+    parsed = qmd_module.parse(root / "chapters" / f"{name}.qmd")
+    flags = [secret for _, secret in convert.edition_cells(parsed)]
+    cells = read(path).cells
+    if len(cells) != len(flags):
+        return []  # check_notebooks_in_sync says so
+    return [
+        (number, cell)
+        for number, (cell, secret) in enumerate(zip(cells, flags, strict=True))
+        if secret == solutions
+    ]
 
 
 def check_figure_outputs(root: Path) -> list[str]:
@@ -215,22 +237,11 @@ def check_editions_agree(root: Path) -> list[str]:
     """The student notebook is the instructor one without solutions,
     outputs included (a solution may change what later cells print)."""
     problems = []
-    for name in notebook_chapters(root):
-        qmd = qmd_module.parse(root / "chapters" / f"{name}.qmd")
-        paths = {e: notebook_path(root, name, e) for e in qmd_module.EDITIONS}
-        if not all(path.exists() for path in paths.values()):
-            continue
-        student = nbformat.read(paths["student"], 4).cells
-        instructor = nbformat.read(paths["instructor"], 4).cells
-        flags = [solution for _, solution in convert.edition_cells(qmd)]
-        relative = paths["student"].relative_to(root)
-        if len(flags) != len(instructor):
-            continue  # a stale notebook: check_notebooks_in_sync says so
-        public = [
-            cell
-            for cell, solution in zip(instructor, flags, strict=True)
-            if not solution
-        ]
+    for name, relative, notebook in notebooks(root, ["student"]):
+        public = [cell for _, cell in flagged_cells(root, name, False)]
+        student = notebook.cells
+        if not public:
+            continue  # no instructor edition, or a stale one
         if len(public) != len(student):
             problems.append(
                 f"{relative}: not the instructor edition without solutions: "

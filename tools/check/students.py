@@ -15,12 +15,9 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-import nbformat
-
 from tools.check.lint import blank_code
-from tools.check.outputs import output_texts
+from tools.check.outputs import flagged_cells, notebooks, output_texts, read
 from tools.export import markdown as nbmarkdown
-from tools.export import notebook as convert
 from tools.source import book as bookfiles
 from tools.source import qmd as qmd_module
 from tools.source.numbers import load_book
@@ -54,26 +51,17 @@ def quarto_syntax(markdown: str) -> list[str]:
 
 def check_no_quarto_syntax(root: Path) -> list[str]:
     problems = []
-    for name in bookfiles.notebook_chapters(root):
-        for edition in qmd_module.EDITIONS:
-            path = bookfiles.notebook_path(root, name, edition)
-            if not path.exists():
+    for name, path, notebook in notebooks(root, qmd_module.EDITIONS):
+        for number, cell in enumerate(notebook.cells):
+            if cell.cell_type == "code":
                 continue
-            for number, cell in enumerate(read(path).cells):
-                if cell.cell_type == "code":
-                    continue
-                for found in quarto_syntax(cell.source):
-                    problems.append(
-                        f"{path.relative_to(root)}: cell {number} shows "
-                        f"Quarto's {found}; tools/export/markdown.py must "
-                        f"translate it (run `{bookfiles.REGENERATE} {name}`)"
-                    )
+            for found in quarto_syntax(cell.source):
+                problems.append(
+                    f"{path}: cell {number} shows Quarto's {found}; "
+                    "tools/export/markdown.py must translate it (run "
+                    f"`{bookfiles.REGENERATE} {name}`)"
+                )
     return problems
-
-
-def read(path: Path) -> nbformat.NotebookNode:
-    # Without nbformat's schema check: the sync check and nbval make it.
-    return nbformat.v4.nbjson.reads(path.read_text(encoding="utf-8"))
 
 
 def notebook_text(notebook) -> str:
@@ -174,22 +162,6 @@ def answers(root: Path, name: str) -> dict[str, str]:
             found.setdefault(value, f"front matter '{key}'")
     found.pop("", None)
     return found
-
-
-def flagged_cells(root: Path, name: str, solutions: bool) -> list:
-    """(number, cell) of the instructor notebook's solution cells, or of
-    its other cells, as the chapter flags them."""
-    path = bookfiles.notebook_path(root, name, "instructor")
-    if not path.exists():
-        return []
-    parsed = qmd_module.parse(root / "chapters" / f"{name}.qmd")
-    flags = [secret for _, secret in convert.edition_cells(parsed)]
-    cells = zip(read(path).cells, flags, strict=False)
-    return [
-        (number, cell)
-        for number, (cell, secret) in enumerate(cells)
-        if secret == solutions
-    ]
 
 
 def leaves(value) -> list[str]:

@@ -45,35 +45,24 @@ def to_notebook(qmd: Qmd, edition: str) -> nbformat.NotebookNode:
 def edition_cells(qmd: Qmd) -> list[tuple[nbformat.NotebookNode, bool]]:
     """The instructor edition's cells, each with whether it is a solution
     (the student edition is the others)."""
-    book = load_book(find_root(qmd.path))
-    # Both editions and several checks convert a chapter: translate once.
-    if qmd.converted is None or qmd.converted[0] is not book:
-        qmd.converted = (
-            book,
-            _translate(qmd, nbmarkdown.Chapter(book, qmd.path)),
-        )
-    return [
-        (_cell(kind, source, folded), solution)
-        for kind, source, solution, folded in qmd.converted[1]
-    ]
-
-
-def _translate(qmd: Qmd, chapter) -> list[tuple[str, str, bool, bool]]:
+    chapter = nbmarkdown.Chapter(load_book(find_root(qmd.path)), qmd.path)
     cells = []
     for index, part in enumerate(qmd.parts):
         if part[0] == "code":
             chunk = part[1]
-            cells.append(("code", chunk.source, chunk.solution, chunk.folded))
+            cells.append(
+                _cell("code", chunk.source, chunk.solution, chunk.folded)
+            )
             # Only a figure's chunk has a caption; most chunks skip YAML.
             if "fig-" in chunk.source:
                 caption = chapter.caption(chunk.options)
                 if caption:
-                    cells.append(("markdown", caption, chunk.solution, False))
+                    cells.append(_cell("markdown", caption, chunk.solution))
             continue
         _, source, _, solution = part
         text = chapter.markdown(source)
         if text.strip():
-            cells.append(("markdown", text, solution, False))
+            cells.append(_cell("markdown", text, solution))
         following = qmd.parts[index + 1 : index + 2]
         starter = following and following[0][0] == "code"
         exercise = None if starter else last_exercise(source)
@@ -81,12 +70,12 @@ def _translate(qmd: Qmd, chapter) -> list[tuple[str, str, bool, bool]]:
             # A cell to work in, as the exercises with a starter have.
             number = chapter.number_text(exercise[0], "Exercise")
             scratch = f"# {number}: your code here."
-            cells.append(("code", scratch, solution, False))
+            cells.append(_cell("code", scratch, solution))
         if len(cells) == 1 and chapter.heading:
-            cells.append(("markdown", chapter.instructor_note(), True, False))
+            cells.append(_cell("markdown", chapter.instructor_note(), True))
     references = chapter.references()
     if references:
-        cells.append(("markdown", references, False, False))
+        cells.append(_cell("markdown", references, False))
     return cells
 
 
@@ -108,11 +97,11 @@ def last_exercise(text: str) -> tuple[str, str] | None:
 
 
 def _cell(
-    cell_type: str, source: str, folded: bool = False
-) -> nbformat.NotebookNode:
-    """A cell as `nbformat.v4.new_{cell_type}_cell(source)` makes it,
-    without its schema check (most of a conversion's time; writing checks);
-    folded (`code-fold: true`) as the website folds it."""
+    cell_type: str, source: str, solution: bool, folded: bool = False
+) -> tuple[nbformat.NotebookNode, bool]:
+    """(a cell as `nbformat.v4.new_{cell_type}_cell(source)` makes it,
+    solution), without the schema check (most of a conversion's time;
+    writing checks); folded (`code-fold: true`) as the website folds it."""
     metadata = nbformat.NotebookNode()
     if folded:
         metadata.jupyter = nbformat.NotebookNode(source_hidden=True)
@@ -125,7 +114,7 @@ def _cell(
     if cell_type == "code":
         cell.execution_count = None
         cell.outputs = []
-    return cell
+    return cell, solution
 
 
 def cell_signature(notebook: nbformat.NotebookNode) -> list[tuple]:

@@ -72,8 +72,6 @@ class Qmd:
     front_matter: str
     # Each part is ("markdown", text, line, solution) or ("code", Chunk).
     parts: list = field(default_factory=list)
-    # (book, cells) from edition_cells, while the book is unchanged.
-    converted: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def metadata(self) -> dict:
