@@ -351,12 +351,7 @@ def grade(
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("command", choices=["build", "grade"])
-    parser.add_argument(
-        "chapters",
-        nargs="*",
-        help="chapters; for grade, "
-        "one chapter and then the submitted notebooks",
-    )
+    parser.add_argument("chapters", nargs="*", help="grade: CHAPTER FILE...")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=GRADING_TIMEOUT)
     args = parser.parse_args(argv)

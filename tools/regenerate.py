@@ -117,9 +117,8 @@ def export_figures() -> None:
             )
             if images != 1:
                 raise SystemExit(
-                    f"chapters/{name}.qmd: figure cell '{label}' drew "
-                    f"{images} images; a labelled figure cell must "
-                    "draw exactly one (end it with plt.show())"
+                    f"chapters/{name}.qmd: '{label}' drew {images} images, "
+                    "not one (end it with plt.show())"
                 )
             figures.append((name, label, options))
     figure_export.write_index(FIGURES, figures, REGENERATE)

@@ -7,13 +7,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 python=${PYTHON:-python3}
 # Only to create .venv: once it exists, its own Python is the one used.
 if [ ! -x .venv/bin/python ]; then
-    if ! command -v "$python" >/dev/null; then
-        echo "setup: $python not found; install Python 3.10 or newer." >&2
-        exit 2
-    fi
     if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))'
     then
-        echo "setup: needs Python 3.10 or newer ($python is older)." >&2
+        echo "setup: needs Python 3.10 or newer as $python (or PYTHON)." >&2
         exit 2
     fi
     # Outside the project, .venv a link to it (tools/env_dir.sh): its

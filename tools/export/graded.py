@@ -11,6 +11,7 @@ import re
 import symtable
 import textwrap
 from dataclasses import dataclass, field
+from itertools import dropwhile
 from pathlib import Path
 
 import nbformat
@@ -53,9 +54,7 @@ def cell_label(cell) -> str:
 
 
 def code_of(source: str) -> str:
-    lines = source.split("\n")
-    while lines and lines[0].startswith("#|"):
-        lines.pop(0)
+    lines = dropwhile(lambda line: line.startswith("#|"), source.split("\n"))
     return "\n".join(lines).strip("\n")
 
 

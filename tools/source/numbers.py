@@ -79,11 +79,9 @@ def load_book(root: Path) -> Book:
     config = quarto_config(root)
     spec = config.get("book", {})
     files = book_parts(root)
-    bib = config.get("bibliography")
-    watched = [root / "_quarto.yml"] + [root / f for f, _ in files]
-    watched += [
-        root / b for b in ([bib] if isinstance(bib, str) else bib or [])
-    ]
+    bibliography = root / config.get("bibliography", "references.bib")
+    watched = [root / "_quarto.yml", bibliography]
+    watched += [root / f for f, _ in files]
     stamp = tuple(
         (str(p), p.stat().st_mtime_ns, p.stat().st_size)
         for p in watched
@@ -104,9 +102,8 @@ def load_book(root: Path) -> Book:
         if path.suffix != ".qmd" or not path.exists():
             continue
         _scan(book, relative, qmd.parse(path), appendix, numbers)
-    for bib_path in watched[1 + len(files) :]:
-        if bib_path.exists():
-            book.works.update(citations.read(bib_path))
+    if bibliography.exists():
+        book.works = citations.read(bibliography)
     _CACHE[root] = (stamp, book)
     return book
 

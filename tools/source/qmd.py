@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import takewhile
 from pathlib import Path
 
 import yaml
@@ -46,13 +47,9 @@ class Chunk:
 
     @property
     def options(self) -> dict:
-        option_lines = []
-        for text in self.lines:
-            if not text.startswith("#|"):
-                break
-            option_lines.append(text[2:].removeprefix(" "))
-        parsed = load_yaml("\n".join(option_lines)) if option_lines else {}
-        return parsed or {}
+        lines = takewhile(lambda text: text.startswith("#|"), self.lines)
+        options = "\n".join(text[2:].removeprefix(" ") for text in lines)
+        return (load_yaml(options) if options else None) or {}
 
     @property
     def source(self) -> str:
@@ -123,24 +120,16 @@ def parse(path: Path | str) -> Qmd:
         chunk = PYTHON_CHUNK.match(text) if fence is None else None
         if chunk:
             close = re.compile(rf"`{{{len(chunk[1])},}}\s*")
-            end = next(
-                (
-                    i
-                    for i in range(index, len(lines))
-                    if close.fullmatch(lines[i])
-                ),
-                None,
-            )
+            rest = range(index, len(lines))
+            end = next((i for i in rest if close.fullmatch(lines[i])), None)
             if end is None:
                 raise QmdError(
                     f"{path}:{number}: python chunk opened here is never "
                     "closed (add a line with ``` after its code)"
                 )
-            solution = any(instructor for _, instructor in divs)
+            code = Chunk(lines[index:end], number, any(i for _, i in divs))
             flush(end + 2)
-            qmd.parts.append(
-                ("code", Chunk(lines[index:end], number, solution))
-            )
+            qmd.parts.append(("code", code))
             index = end + 1
             continue
         was, (fence, in_code) = fence, code_fence(text, fence)
@@ -162,15 +151,9 @@ def parse(path: Path | str) -> Qmd:
         elif DIV_OPEN.match(text):
             divs.append((number, instructor))
     if fence is not None:
-        raise QmdError(
-            f"{path}:{fence_line}: code fence {fence} opened here is never "
-            "closed"
-        )
+        raise QmdError(f"{path}:{fence_line}: code fence {fence} never closed")
     if divs:
-        raise QmdError(
-            f"{path}:{divs[-1][0]}: fenced div ':::' opened here is never "
-            "closed"
-        )
+        raise QmdError(f"{path}:{divs[-1][0]}: fenced div ':::' never closed")
     flush(len(lines) + 1)
     return qmd
 
