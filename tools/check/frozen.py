@@ -45,10 +45,8 @@ def stale(root: Path = ROOT) -> list[str]:
 
 def main() -> int:
     problems = stale()
-    for problem in problems:
+    for problem in [*problems, FIX] if problems else []:
         print(f"freeze: {problem}", file=sys.stderr)
-    if problems:
-        print(f"freeze: {FIX}", file=sys.stderr)
     return 1 if problems else 0
 
 

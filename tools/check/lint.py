@@ -151,6 +151,8 @@ def check_ruff(root: Path) -> list[str]:
 
 
 EXERCISE = re.compile(r"\{#(exr-[\w-]*\w)")
+SOLUTION_CODE = re.compile(r"^(def|class)\s+solution_|^solution_\w*\s*=", re.M)
+SOLUTION_DIV = re.compile(r"^:{3,}\s*\{[^}]*\.solution", re.M)
 
 
 def check_solutions_guarded(root: Path) -> list[str]:
@@ -161,22 +163,12 @@ def check_solutions_guarded(root: Path) -> list[str]:
         for part in qmd.parts:
             if part[0] == "code":
                 chunk = part[1]
-                if chunk.solution:
-                    continue
-                if re.search(
-                    r"^(def|class)\s+solution_|^solution_\w*\s*=",
-                    chunk.source,
-                    re.M,
-                ):
+                if not chunk.solution and SOLUTION_CODE.search(chunk.source):
                     problems.append(
                         f"{relative}:{chunk.line}: code defining a "
                         "solution_... name is outside an instructor-only div"
                     )
-            elif not part[3] and re.search(
-                r"^:{3,}\s*\{[^}]*\.solution",
-                blank_code(part[1]),
-                re.M,
-            ):
+            elif not part[3] and SOLUTION_DIV.search(blank_code(part[1])):
                 problems.append(
                     f"{relative}:{part[2]}: a .solution div is outside an "
                     "instructor-only div, so students would see it"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import nbformat
 
-from tools.export import figures as figure_export
 from tools.export import notebook as convert
+from tools.export.figures import EXPORT_DPI, FORMATS, index_files, png_dpi
 from tools.source import qmd as qmd_module
 from tools.source.book import (
     REGENERATE,
@@ -23,6 +23,7 @@ from tools.source.book import (
 
 # A timing cell's tag (`#| tags: [...]`): nbval leaves its output alone.
 IGNORE_OUTPUT = "nbval-ignore-output"
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e-?\d+)?")
 
 
 def ignores_output(cell: nbformat.NotebookNode) -> bool:
@@ -98,10 +99,7 @@ def _thousands(text: str) -> str:
 
 
 def _numbers(text: str) -> list[float]:
-    numbers = re.findall(
-        r"(?<![\w.])-?\d+(?:\.\d+)?(?:e-?\d+)?", _thousands(text)
-    )
-    return [float(number) for number in numbers]
+    return [float(number) for number in NUMBER.findall(_thousands(text))]
 
 
 def _contains(haystack: list[float], needle: list[float]) -> bool:
@@ -208,22 +206,16 @@ def check_exported_figures(root: Path) -> list[str]:
             label = str(chunk.options.get("label", ""))
             if not label.startswith("fig-"):
                 continue
-            for suffix in figure_export.FORMATS:
-                path = root / "figures" / f"{label}.{suffix}"
+            for kind in FORMATS:
+                path = root / "figures" / f"{label}.{kind}"
+                where = f"{relative}: figures/{label}.{kind}"
                 if not path.exists():
+                    problems.append(f"{where}: no exported file{fix}")
+                elif kind == "png" and round(png_dpi(path) or 0) < EXPORT_DPI:
                     problems.append(
-                        f"{relative}: figure '{label}' has no exported "
-                        f"figures/{label}.{suffix}{fix}"
+                        f"{where} is not a {EXPORT_DPI}-dpi export"
                     )
-                elif suffix == "png" and not (
-                    round(figure_export.png_dpi(path) or 0)
-                    >= figure_export.EXPORT_DPI
-                ):
-                    problems.append(
-                        f"{relative}: figures/{label}.png is not a "
-                        f"{figure_export.EXPORT_DPI}-dpi export{fix}"
-                    )
-            if f"| {figure_export.index_files(label)} |" not in index:
+            if f"| {index_files(label)} |" not in index:
                 problems.append(
                     f"{relative}: figure '{label}' has no entry in "
                     f"figures/README.md{fix}"

@@ -87,7 +87,7 @@ def kernel_exporter(directory: str, dpi: int, save) -> None:
     def wrap(original):
         def exporting(figure, *args, **kwargs):
             state["shown"] += 1
-            # One figure per labelled cell; bookcheck names any extra one.
+            # One figure per labelled cell; regenerate names any extra one.
             if state["label"] is not None and state["shown"] == 1:
                 save(figure, directory, state["label"], dpi)
             return original(figure, *args, **kwargs)

@@ -107,12 +107,9 @@ class Chapter:
 
     def references(self) -> str | None:
         works = [self.book.works[key] for key in dict.fromkeys(self.cited)]
-        if not works:
-            return None
-        lines = ["## References"]
-        for work in sorted(works, key=lambda work: work.order):
-            lines += ["", work.reference]
-        return "\n".join(lines)
+        works.sort(key=lambda work: work.order)
+        lines = ["## References", *(f"\n{work.reference}" for work in works)]
+        return "\n".join(lines) if works else None
 
     def markdown(self, text: str) -> str:
         lines = text.split("\n")

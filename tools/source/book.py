@@ -3,6 +3,7 @@ notebook, where each edition lives, and every `.qmd` parsed."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tools.source import qmd as qmd_module
@@ -22,14 +23,10 @@ def quarto_config(root: Path) -> dict:
 
 def pinned(name: str, root: Path = ROOT) -> str | None:
     """The version `requirements.txt` pins name to (`name==X.Y.Z`)."""
-    requirements = root / "requirements.txt"
-    if not requirements.is_file():
-        return None
-    for line in requirements.read_text(encoding="utf-8").splitlines():
-        spec = line.split("#", 1)[0].partition(";")[0].strip()
-        if spec.startswith(f"{name}=="):
-            return spec.removeprefix(f"{name}==").strip()
-    return None
+    path = root / "requirements.txt"
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    found = re.search(rf"^{re.escape(name)}==([\w.]+)", text, re.M)
+    return found[1] if found else None
 
 
 def book_parts(root: Path) -> list[tuple[str, bool]]:
