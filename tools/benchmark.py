@@ -112,9 +112,8 @@ def main() -> None:
         for path, _, timings in runs
         for seconds, where in timings
     )
-    print(
-        "slowest cells: " + "; ".join(f"{s:.2f} s {w}" for s, w in cells[-3:])
-    )
+    slowest = "; ".join(f"{s:.2f} s {w}" for s, w in cells[-3:])
+    print(f"slowest cells: {slowest}")
     print(f"\nplain execution, 2 at a time: {plain:.1f} s")
     print(f"test command (pytest, BOOK_RENDER=0): {suite:.1f} s; {last}")
     print(f"suite / plain: {suite / plain:.2f} (budget 1.3)")

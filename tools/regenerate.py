@@ -97,8 +97,7 @@ def keep_volatile_outputs(notebook, path: Path) -> None:
         if cell.cell_type == "code"
     }
     for cell in notebook.cells:
-        volatile = outputcheck.ignores_output(cell)
-        if volatile and cell.source in recorded:
+        if outputcheck.ignores_output(cell) and cell.source in recorded:
             cell.outputs = recorded[cell.source]
 
 

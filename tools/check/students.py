@@ -166,7 +166,7 @@ def answers(root: Path, name: str) -> dict[str, str]:
 
 def leaves(value) -> list[str]:
     if isinstance(value, dict):
-        return [leaf for item in value.values() for leaf in leaves(item)]
+        value = list(value.values())
     if isinstance(value, list):
         return [leaf for item in value for leaf in leaves(item)]
     return [str(value).strip()]
@@ -218,10 +218,7 @@ def check_no_answers_for_students(root: Path) -> list[str]:
     pages = {}  # {where: (its text, the same with its spaces folded)}
     for path in sorted((root / "_book").glob("**/*.html")):
         text = page_text(path.read_text(encoding="utf-8"))
-        pages[f"_book/{path.relative_to(root / '_book')}"] = (
-            text,
-            " ".join(text.split()),
-        )
+        pages[str(path.relative_to(root))] = (text, " ".join(text.split()))
     for name in bookfiles.notebook_chapters(root):
         secrets = answers(root, name)
         public = public_text(root, name)

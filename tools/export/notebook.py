@@ -118,12 +118,5 @@ def _cell(
 
 
 def cell_signature(notebook: nbformat.NotebookNode) -> list[tuple]:
-    return [
-        (
-            cell.cell_type,
-            cell.source,
-            bool(cell.metadata.get("jupyter", {}).get("source_hidden")),
-            cell.metadata.get("tags", []),
-        )
-        for cell in notebook.cells
-    ]
+    # Metadata too: a cell's fold and tags.
+    return [(c.cell_type, c.source, c.metadata) for c in notebook.cells]

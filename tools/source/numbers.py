@@ -128,7 +128,6 @@ def _scan(book: Book, relative: str, parsed, appendix: bool, numbers) -> None:
     def section(level: str, title: str, attributes, labels) -> None:
         unnumbered = r"\.unnumbered|(?<!\S)-(?!\S)"
         numbered = not re.search(unnumbered, attributes or "")
-        number = ""
         if level == "#":
             if numbered:
                 numbers[appendix] += 1
@@ -136,20 +135,18 @@ def _scan(book: Book, relative: str, parsed, appendix: bool, numbers) -> None:
                 chapter.number = chr(64 + n) if appendix else str(n)
             chapter.title = title
             book.chapters[relative] = chapter
-        elif numbered and chapter.number:
+            book.headings[relative].append(chapter.number)
+            book.targets.update(dict.fromkeys(labels, chapter))
+            return
+        number = ""
+        if numbered and chapter.number:
             del sections[len(level) - 1 :]
             sections.extend([0] * (len(level) - 1 - len(sections)))
             sections[-1] += 1
             number = ".".join([chapter.number, *map(str, sections)])
-        book.headings[relative].append(
-            chapter.number if level == "#" else number
-        )
+        book.headings[relative].append(number)
         for label in labels:
-            book.targets[label] = (
-                chapter
-                if level == "#"
-                else Target("sec", number, page, label, title)
-            )
+            book.targets[label] = Target("sec", number, page, label, title)
 
     for part in parsed.parts:
         if part[0] == "code":
