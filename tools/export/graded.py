@@ -1,7 +1,8 @@
 """The graded exercises of a chapter, read from its .qmd, as otter-grader
 test cells: a graded exercise's kind line gives its points, its starter cell
 ends with the public self-check, its solution and hidden tests are
-instructor-only (STYLE.md, "Exercises and solutions").
+instructor-only (STYLE.md, "Exercises and solutions"). Otter reads only
+its own master-notebook format, which tools/assignments.py writes.
 """
 
 from __future__ import annotations

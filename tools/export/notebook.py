@@ -6,21 +6,12 @@ from __future__ import annotations
 import nbformat
 
 from tools.export import markdown as nbmarkdown
+from tools.source import qmd as qmd_module
 from tools.source.numbers import find_root, load_book
-from tools.source.qmd import (
-    DIV_CLOSE,
-    DIV_OPEN,
-    EDITIONS,
-    EXERCISE_OPEN,
-    KIND,
-    WORK,
-    Qmd,
-    cell_options,
-)
 
 
-def to_notebook(qmd: Qmd, edition: str) -> nbformat.NotebookNode:
-    assert edition in EDITIONS, edition
+def to_notebook(qmd: qmd_module.Qmd, edition: str) -> nbformat.NotebookNode:
+    assert edition in qmd_module.EDITIONS, edition
     notebook = nbformat.v4.new_notebook()
     notebook.metadata = {
         "kernelspec": {
@@ -42,7 +33,9 @@ def to_notebook(qmd: Qmd, edition: str) -> nbformat.NotebookNode:
     return notebook
 
 
-def edition_cells(qmd: Qmd) -> list[tuple[nbformat.NotebookNode, bool]]:
+def edition_cells(
+    qmd: qmd_module.Qmd,
+) -> list[tuple[nbformat.NotebookNode, bool]]:
     """The instructor edition's cells, each with whether it is a solution
     (the student edition is the others)."""
     chapter = nbmarkdown.Chapter(load_book(find_root(qmd.path)), qmd.path)
@@ -66,7 +59,7 @@ def edition_cells(qmd: Qmd) -> list[tuple[nbformat.NotebookNode, bool]]:
         following = qmd.parts[index + 1 : index + 2]
         starter = following and following[0][0] == "code"
         exercise = None if starter else last_exercise(source)
-        if exercise and exercise[1] in WORK:
+        if exercise and exercise[1] in qmd_module.WORK:
             # A cell to work in, as the exercises with a starter have.
             number = chapter.number_text(exercise[0], "Exercise")
             scratch = f"# {number}: your code here."
@@ -83,15 +76,17 @@ def last_exercise(text: str) -> tuple[str, str] | None:
     """(label, kind) of an exercise that ends text, kind as in its kind
     line (`*Compute · 10 min*`), else None."""
     lines = text.rstrip().split("\n")
-    if not DIV_CLOSE.match(lines[-1]):
+    if not qmd_module.DIV_CLOSE.match(lines[-1]):
         return None
     for index in range(len(lines) - 1, -1, -1):
-        opened = EXERCISE_OPEN.match(lines[index])
+        opened = qmd_module.EXERCISE_OPEN.match(lines[index])
         if opened:
-            kinds = (KIND.match(line) for line in lines[index + 1 :])
+            kinds = (
+                qmd_module.KIND.match(line) for line in lines[index + 1 :]
+            )
             kind = next((k.group(1) for k in kinds if k), "")
             return opened.group(1), kind
-        if DIV_OPEN.match(lines[index]):
+        if qmd_module.DIV_OPEN.match(lines[index]):
             return None  # the last div to open is no exercise
     return None
 
@@ -107,7 +102,7 @@ def _cell(
         metadata.jupyter = nbformat.NotebookNode(source_hidden=True)
     # The chunk's tags (a timing's `nbval-ignore-output`); most have none.
     if cell_type == "code" and "#| tags:" in source:
-        metadata.tags = list(cell_options(source).get("tags") or [])
+        metadata.tags = list(qmd_module.cell_options(source).get("tags") or [])
     cell = nbformat.NotebookNode(
         cell_type=cell_type, metadata=metadata, source=source
     )

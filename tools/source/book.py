@@ -1,5 +1,6 @@
 """The book's files: what `_quarto.yml` lists, the chapters with a
-notebook, where each edition lives, and every `.qmd` parsed."""
+notebook, where each edition lives, and every `.qmd` parsed. Beside
+`quarto inspect`, which lists them too but needs Quarto; the tests do not."""
 
 from __future__ import annotations
 
