@@ -26,11 +26,11 @@ def test_chapter_links_are_built_from_repo_url(name):
 
 
 def test_site_url_is_where_the_workflow_publishes_the_site():
-    # Quarto writes site-url into 404.html (its links must work from any
-    # folder) and the notebooks link the website there: it is the GitHub
-    # Pages address of repo-url, where the deploy workflow publishes.
+    # Quarto writes site-url into 404.html and the notebooks link there: it
+    # is where the deploy workflow publishes, repo-url's GitHub Pages.
     config = qmd.load_yaml((ROOT / "_quarto.yml").read_text("utf-8"))
-    pages = links.pages_url(ROOT)
+    owner, name = links.repo_url(ROOT).split("/")[-2:]
+    pages = f"https://{owner.lower()}.github.io/{name}/"
     assert config["book"]["site-url"] == pages, (
         "_quarto.yml: book: site-url is not the GitHub Pages address of "
         f"book: repo-url, {pages}"

@@ -3,10 +3,9 @@
     python -m tools.assignments build [chapter ...]  # autograder bundles
     python -m tools.assignments grade CHAPTER SUBMISSION.ipynb ...  # CSV
 
-`otter assign` turns each chapter's master notebook (student cells, each
-question's solution and tests) into `assignments/<chapter>.ipynb` and, with
-`build`, the bundle in `_assignments/<chapter>/dist/autograder/`. Added to
-otter: a class graded into one table, with a time limit per notebook.
+`otter assign` makes `assignments/<chapter>.ipynb` and the bundle in
+`_assignments/<chapter>/dist/`; added to otter: a class graded into one
+table, with a time limit per notebook.
 """
 
 from __future__ import annotations
@@ -74,10 +73,8 @@ ABOUT = (
     "their tests from it. Besides the chapter's packages it needs "
     "`{otter}`, which the first code cell installs where it is missing."
 )
-# The assignment's first code cell. Colab has otter-grader neither
-# installed nor a copy of this notebook's file, which otter reads the
-# public tests from: there it installs otter and writes those tests to
-# tests/ from the committed assignment.
+# The first code cell. Colab has neither otter-grader nor this file,
+# which otter reads the public tests from: they come from the repository.
 INIT = """# Initialize Otter
 import importlib.util
 import os
@@ -105,10 +102,8 @@ notebook = "{name}.ipynb"  # absent on Colab and from a renamed copy
 grader = otter.Notebook(notebook if os.path.exists(notebook) else None)"""
 
 
-def requirements(name: str) -> list[str]:
-    """The lines of requirements.txt that pin what the chapter imports."""
-    code = convert.to_notebook(qmd.parse(chapter_path(name)), "student").cells
-    imported = "\n".join(c.source for c in code if c.cell_type == "code")
+def requirements(parsed: qmd.Qmd) -> list[str]:
+    imported = "\n".join(c.source for c in parsed.chunks() if not c.solution)
     modules = set(re.findall(r"^(?:from|import) (\w+)", imported, re.M))
     lines = (ROOT / "requirements.txt").read_text(encoding="utf-8")
     return [
@@ -118,27 +113,19 @@ def requirements(name: str) -> list[str]:
     ]
 
 
-def otter_requirement() -> str:
-    """otter-grader as requirements.txt pins it (`otter-grader==X.Y.Z`)."""
-    version = pinned("otter-grader", ROOT)
-    return f"otter-grader=={version}" if version else "otter-grader"
-
-
 def master_notebook(name: str) -> nbformat.NotebookNode:
-    """The otter master notebook of a chapter (solutions and all tests)."""
-    parsed = qmd.parse(ROOT / "chapters" / f"{name}.qmd")
+    parsed = qmd.parse(chapter_path(name))
     by_starter = {f"starter-{q.name}": q for q in questions(parsed)}
     notebook = convert.to_notebook(parsed, "student")
-    listed = json.dumps(requirements(name))
+    listed = json.dumps(requirements(parsed))
     cells = [raw(CONFIG.format(name=name, requirements=listed))]
     for cell in notebook.cells:
-        if cell.cell_type == "raw":
-            continue  # the front matter is no part of an assignment
         question = by_starter.get(cell_label(cell))
         if question is None:
             cells.append(cell)
             if len(cells) == 2:  # the title
-                otter = otter_requirement()
+                version = pinned("otter-grader", ROOT)
+                otter = "otter-grader" + (f"=={version}" if version else "")
                 about = ABOUT.format(otter=otter, name=name)
                 cells.append(nbformat.v4.new_markdown_cell(about))
                 github = links.repo_url(ROOT).split("github.com/")[1]
@@ -169,7 +156,6 @@ def raw(source: str) -> nbformat.NotebookNode:
 
 
 def run_otter_assign(name: str, destination: Path) -> Path:
-    """`otter assign` on the chapter's master notebook; its output dir."""
     from otter.assign import main as otter_assign
 
     master = destination / f"{name}.ipynb"
@@ -182,7 +168,6 @@ def run_otter_assign(name: str, destination: Path) -> Path:
 
 
 def write_student_assignment(name: str) -> Path:
-    """assignments/<name>.ipynb, as `otter assign` writes it."""
     with tempfile.TemporaryDirectory() as scratch:
         result = run_otter_assign(name, Path(scratch))
         notebook = nbformat.read(result / "student" / f"{name}.ipynb", 4)
@@ -195,13 +180,11 @@ def write_student_assignment(name: str) -> Path:
 
 
 def autograder_zip(result: Path) -> Path | None:
-    """The latest autograder zip of an `otter assign` output, or None."""
     archives = sorted((result / "autograder").glob("*.zip"))
     return archives[-1] if archives else None
 
 
 def bundled_tests(result: Path) -> dict[str, str]:
-    """{question: source of tests/<question>.py} in an autograder zip."""
     with zipfile.ZipFile(autograder_zip(result)) as bundled:
         return {
             Path(item).stem: bundled.read(item).decode("utf-8")
@@ -211,7 +194,7 @@ def bundled_tests(result: Path) -> dict[str, str]:
 
 
 def build(name: str) -> Path:
-    """The bundle in _assignments/<name>/dist/ (earlier grades stay)."""
+    # Earlier grades, beside dist/, stay.
     graded_only(name, "build")
     target = BUNDLES / name
     shutil.rmtree(target / "dist", ignore_errors=True)
@@ -222,8 +205,9 @@ GRADING_TIMEOUT = 600  # seconds; a chapter grades in under a minute here
 
 
 def run_stopping_after(command: list[str], env: dict, seconds: float):
-    """What command printed, or None if it ran longer than seconds (then
-    it is stopped with the processes it started: a session of its own)."""
+    """What command printed, or None if it ran longer than seconds: then
+    it is stopped with its kernels (subprocess.run's timeout kills only
+    the command, not the session it started)."""
     process = subprocess.Popen(
         command,
         stdout=subprocess.PIPE,
@@ -261,8 +245,8 @@ with open(output, "w", encoding="utf-8") as file:
 def otter_run(
     archive: Path, submission: Path, output: Path, timeout: float
 ) -> tuple[dict, str]:
-    """GRADER on one notebook, stopped after timeout seconds: ({question:
-    score}, the cells that raised or ""), or ({}, why it wrote nothing)."""
+    """({question: score}, the cells that raised or ""), or ({}, why
+    GRADER wrote nothing)."""
     results = output / "results.json"
     command = [sys.executable, "-c", GRADER, str(archive), str(submission)]
     env = {**os.environ, **ONE_THREAD}
@@ -278,7 +262,6 @@ def otter_run(
 
 
 def bundle_archive(name: str) -> Path:
-    """The autograder zip `build` made for a chapter, or a clear exit."""
     graded_only(name, "grade")
     archive = autograder_zip(BUNDLES / name / "dist")
     if archive is None:
@@ -290,7 +273,6 @@ def bundle_archive(name: str) -> Path:
 
 
 def graded_only(name: str, command: str) -> None:
-    """Exit with a sentence unless the chapter has graded questions."""
     chapters = ", ".join(graded_chapters())
     if not chapter_path(name).is_file():
         raise SystemExit(f"{command}: no chapter {name!r}; graded: {chapters}")
@@ -302,8 +284,7 @@ def graded_only(name: str, command: str) -> None:
 
 
 def learners(submissions: list[Path]) -> list[str]:
-    """Each submission's file name, or its folder and file name where
-    file names repeat (one folder per learner)."""
+    """Each file's name, or folder and name where names repeat."""
     names = [s.stem for s in submissions]
     if len(set(names)) < len(names):
         names = [f"{s.parent.name}-{s.stem}" for s in submissions]
@@ -359,18 +340,18 @@ def grade(
                 row = [score.get(q, 0) for q in names]
                 row.append(sum(row))
             writer.writerow([folder.name, *row, *[""] * len(hand), note])
+    missed = sum(not score for score, _ in results)
+    print(
+        f"{name}: {len(results) - missed} graded, {missed} not graded; "
+        f"{os.path.relpath(table, ROOT)}"
+    )
     return table
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("command", choices=["build", "grade"])
-    parser.add_argument(
-        "chapters",
-        nargs="*",
-        help="chapters; for grade, "
-        "one chapter and then the submitted notebooks",
-    )
+    parser.add_argument("chapters", nargs="*", help="grade: CHAPTER FILE...")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=GRADING_TIMEOUT)
     args = parser.parse_args(argv)
@@ -378,15 +359,7 @@ def main(argv: list[str] | None = None) -> None:
         if not args.chapters:
             parser.error("grade needs a chapter and the submitted notebooks")
         name, *submissions = args.chapters
-        paths = [Path(s) for s in submissions]
-        table = grade(name, paths, args.jobs, args.timeout)
-        with table.open(encoding="utf-8") as handle:
-            rows = list(csv.reader(handle))[1:]
-        missed = sum(row[1] == "not graded" for row in rows)
-        print(
-            f"{name}: {len(rows) - missed} graded, {missed} not graded; "
-            f"{table.relative_to(ROOT)}"
-        )
+        grade(name, [Path(s) for s in submissions], args.jobs, args.timeout)
         return
     for name in args.chapters or graded_chapters():
         print(f"{name}: {build(name).relative_to(ROOT)}")

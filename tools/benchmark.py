@@ -3,13 +3,10 @@
     .venv/bin/python -m tools.benchmark            # the test command
     .venv/bin/python -m tools.benchmark --render   # and the render command
 
-One run: plain execution of every notebook the suite re-executes (two at a
-time, with the slowest cells), the test command (pytest, BOOK_RENDER=0) and
-its ratio to plain execution (budget 1.3); with `--render`, a cold render
-of a fresh clone with `bash tools/render.sh` (both formats side by side)
-and with one `quarto render`. An optimisation stays only where it saves a
-fifth of its command. hyperfine times whole commands; this also times each
-notebook and cell. Timings on a shared machine vary: compare one report.
+The test command beside plain execution of the notebooks it re-executes
+(budget 1.3), with the slowest cells; `--render`, a cold render of a fresh
+clone with and without side by side. Beside hyperfine, which times whole
+commands only. Timings on a shared machine vary: compare one report.
 """
 
 from __future__ import annotations
@@ -33,7 +30,6 @@ SUITE = {**os.environ, "BOOK_RENDER": "0", "BOOK_SITECHECK": "0"}
 
 
 def execute(path: Path) -> tuple[Path, float, list[tuple[float, str]]]:
-    """Run one notebook; return its wall time and each cell's time."""
     from nbclient import NotebookClient
 
     notebook = nbformat.read(path, 4)
@@ -50,20 +46,16 @@ def execute(path: Path) -> tuple[Path, float, list[tuple[float, str]]]:
     for number, cell in enumerate(notebook.cells):
         timing = cell.get("metadata", {}).get("execution", {})
         if "shell.execute_reply" in timing:
-            seconds = (
-                stamp(timing["shell.execute_reply"])
-                - stamp(timing["iopub.execute_input"])
-            ).total_seconds()
+            start, end = (
+                datetime.fromisoformat(timing[key].replace("Z", "+00:00"))
+                for key in ("iopub.execute_input", "shell.execute_reply")
+            )
+            seconds = (end - start).total_seconds()
             cells.append((seconds, f"cell {number}"))
     return path, wall, cells
 
 
-def stamp(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
 def timed(command: list[str], folder: Path, env=None) -> tuple[float, str]:
-    """Run a command; (wall seconds, its last line of output)."""
     started = time.perf_counter()
     result = subprocess.run(
         command, cwd=folder, env=env, capture_output=True, text=True
@@ -74,7 +66,6 @@ def timed(command: list[str], folder: Path, env=None) -> tuple[float, str]:
 
 
 def fresh_clone(folder: Path) -> Path:
-    """A clone of the last commit, with this book's environment linked."""
     clone = folder / "book"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
     (clone / ".venv").symlink_to((ROOT / ".venv").resolve())
@@ -121,9 +112,8 @@ def main() -> None:
         for path, _, timings in runs
         for seconds, where in timings
     )
-    print(
-        "slowest cells: " + "; ".join(f"{s:.2f} s {w}" for s, w in cells[-3:])
-    )
+    slowest = "; ".join(f"{s:.2f} s {w}" for s, w in cells[-3:])
+    print(f"slowest cells: {slowest}")
     print(f"\nplain execution, 2 at a time: {plain:.1f} s")
     print(f"test command (pytest, BOOK_RENDER=0): {suite:.1f} s; {last}")
     print(f"suite / plain: {suite / plain:.2f} (budget 1.3)")

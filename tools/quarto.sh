@@ -1,11 +1,7 @@
 #!/usr/bin/env bash
-# Print the path of the Quarto to render with, installing the pinned one
-# when needed (`--pin` prints the pinned version: the quarto-cli==X.Y.Z
-# line of requirements-render.txt, read by CI too).
-# In order: $QUARTO; the first `quarto` on PATH at least the pin;
-# .venv/bin/quarto; else the pinned quarto-cli installed into .venv (its
-# build downloads Quarto's release). Notes go to stderr; when no Quarto can
-# be had it says how to install one by hand and exits 2.
+# Print the path of the Quarto to render with: $QUARTO, else the first on
+# PATH at least the pin of requirements-render.txt, else the pinned
+# quarto-cli installed into .venv; exit 2 if none. `--pin`: the pin (CI).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -13,7 +9,6 @@ pin=$(sed -n 's/^quarto-cli==\([0-9][0-9.]*\).*/\1/p' requirements-render.txt)
 [ "${1:-}" = "--pin" ] && { echo "$pin"; exit 0; }
 [ -n "${QUARTO:-}" ] && { echo "$QUARTO"; exit 0; }
 
-# Whether the quarto at $1 runs and is at least the pin.
 recent() {
     local version
     version=$("$1" --version 2>/dev/null | head -n 1) || return 1

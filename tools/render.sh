@@ -9,11 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 source tools/setup.sh
-# The Quarto to render with: $QUARTO, else one on PATH at least the version
-# pinned in requirements-render.txt, else that version installed into .venv.
 QUARTO=$(bash tools/quarto.sh)
-# Quarto executes the chapters, and runs the post-render step
-# (`python -m tools.site.postrender`), with the same Python as the tests.
+# The same Python as the tests runs the chapters and the post-render step.
 export QUARTO_PYTHON="$PWD/.venv/bin/python" PATH="$PWD/.venv/bin:$PATH"
 if [ "${1:-}" = "preview" ]; then
     shift

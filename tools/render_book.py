@@ -3,11 +3,10 @@
     python -m tools.render_book QUARTO [--profile NAME]          # the book
     python -m tools.render_book QUARTO chapters/x.qmd --to html  # one page
 
-`bash tools/render.sh` calls this. `quarto render` exits 0 when it warns
-(`--fail-if-warnings` misses an unresolved cross-reference), so the log is
-read. The two formats render side by side, one core each, the PDF in a copy
-of the sources (each format stages figures in `chapters/<x>_files/`), its
-PDF and frozen Typst results copied back (tools/benchmark.py measures it).
+`quarto render` exits 0 when it warns (`--fail-if-warnings` misses an
+unresolved cross-reference), so the log is read. The website and the PDF
+render side by side, the PDF in a copy of the sources (each format stages
+figures in `chapters/<x>_files/`); tools/benchmark.py measures the gain.
 """
 
 from __future__ import annotations
@@ -25,31 +24,24 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-# Not needed to make the PDF: version control, environments, caches,
-# generated notebooks and assignments, tests, and earlier outputs.
+# Not needed to make the PDF.
 NOT_COPIED = set(
     ".git .venv .quarto .jupyter_cache node_modules __pycache__ notebooks "
     "assignments _assignments tests".split()
 )
-
-
-# What Quarto, Pandoc and the Lua filters print when they warn, colours
-# removed: "[WARNING] Citeproc: ...", "WARN: ... Unable to resolve crossref",
-# "WARNING (crossref.lua:12) ...", "WARNING: ...", "(W) ...". Not a bare
-# WARNING: each kernel prints "[IPKernelApp] WARNING | Kernel is running".
+# What Quarto, Pandoc and the Lua filters print when they warn (colours
+# removed); not a bare WARNING, which every kernel prints at its start.
 WARNING = re.compile(r"\[WARNING\]|WARN:|^WARNING\b|^\(W\)", re.M)
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def warnings(log: str) -> list[str]:
-    """The lines of a render's output that are warnings."""
     return [
         line for line in ANSI.sub("", log).splitlines() if WARNING.search(line)
     ]
 
 
 def output_dir(root: Path, profiles: list[str]) -> str:
-    """The output folder the profiles give (`project: output-dir`)."""
     folder = "_book"
     for name in ["_quarto.yml"] + [f"_quarto-{p}.yml" for p in profiles]:
         path = root / name
@@ -60,12 +52,8 @@ def output_dir(root: Path, profiles: list[str]) -> str:
 
 
 def run(command: list[str], folder: Path, echo: bool) -> tuple[int, str]:
-    """Run a render; return its exit code and output (echoed if asked).
-
-    Quarto executes the chapters with this Python (unless QUARTO_PYTHON
-    names another), and finds it first on PATH as `python` for the
-    post-render step (`python -m tools.site.postrender`).
-    """
+    """(exit code, output) of a render, echoed if asked; with this Python
+    for the chapters and the post-render step, unless QUARTO_PYTHON says."""
     python = str(Path(sys.executable).parent)
     environment = {
         "QUARTO_PYTHON": sys.executable,
@@ -91,7 +79,6 @@ def run(command: list[str], folder: Path, echo: bool) -> tuple[int, str]:
 
 
 def copy_pdf_results(copy: Path, root: Path, output: str) -> None:
-    """The copy's PDF and frozen Typst results, into the book itself."""
     for pdf in (copy / output).glob("*.pdf"):
         (root / output).mkdir(exist_ok=True)
         shutil.copy2(pdf, root / output / pdf.name)
@@ -109,25 +96,14 @@ def copy_pdf_results(copy: Path, root: Path, output: str) -> None:
 def render(
     quarto: str, profiles: list[str], root: Path | None = None, echo=True
 ) -> tuple[int, str]:
-    """Both formats side by side: the first failing exit code, the log."""
+    """(the first failing exit code or 0, the log) of both formats."""
     root = root or ROOT
     profile = ["--profile", ",".join(profiles)] if profiles else []
     output = output_dir(root, profiles)
     staged = set(root.glob("chapters/*_files"))
+    scratch = tempfile.TemporaryDirectory(prefix="book-pdf-")
     try:
-        return render_side_by_side(quarto, profile, root, output, echo)
-    finally:
-        # `--to html` leaves the PDF's figures staged beside the chapters.
-        for folder in set(root.glob("chapters/*_files")) - staged:
-            shutil.rmtree(folder)
-
-
-def render_side_by_side(
-    quarto: str, profile: list[str], root: Path, output: str, echo: bool
-) -> tuple[int, str]:
-    """The website in root and the PDF in a copy, at once: (code, log)."""
-    with tempfile.TemporaryDirectory(prefix="book-pdf-") as scratch:
-        copy = Path(scratch) / "book"
+        copy = Path(scratch.name) / "book"
         shutil.copytree(
             root,
             copy,
@@ -154,7 +130,12 @@ def render_side_by_side(
             if code != 0:
                 return code, log + f"render: the {name} failed ({code})\n"
         copy_pdf_results(copy, root, output)
-    return 0, log
+        return 0, log
+    finally:
+        scratch.cleanup()
+        # `--to html` leaves the PDF's figures staged beside the chapters.
+        for folder in set(root.glob("chapters/*_files")) - staged:
+            shutil.rmtree(folder)
 
 
 def main(argv: list[str]) -> int:

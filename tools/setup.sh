@@ -7,18 +7,13 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 python=${PYTHON:-python3}
 # Only to create .venv: once it exists, its own Python is the one used.
 if [ ! -x .venv/bin/python ]; then
-    if ! command -v "$python" >/dev/null; then
-        echo "setup: $python not found; install Python 3.10 or newer." >&2
-        exit 2
-    fi
     if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))'
     then
-        echo "setup: needs Python 3.10 or newer ($python is older)." >&2
+        echo "setup: needs Python 3.10 or newer as $python (or PYTHON)." >&2
         exit 2
     fi
-    # The environment lives outside the project, with .venv a link to it
-    # (tools/env_dir.sh says why): its 50,000 files cost a page's render
-    # 4 s inside.
+    # Outside the project, .venv a link to it (tools/env_dir.sh): its
+    # 50,000 files cost a page's render 4 s inside.
     source tools/env_dir.sh
     if { [ -L .venv ] || [ ! -e .venv ]; } && env_dir=$(env_dir venv "$PWD")
     then
@@ -33,19 +28,15 @@ if [ ! -x .venv/bin/python ]; then
     fi
 fi
 stamp=.venv/requirements.installed
-# Install when requirements.txt changed since the last install.
 if ! cmp -s requirements.txt "$stamp"; then
     echo "setup: installing requirements.txt into .venv"
     .venv/bin/python -m pip install --quiet --disable-pip-version-check \
         -r requirements.txt
     cp requirements.txt "$stamp"
-    # Executed chapters cached by an earlier render (tools/render_book.py)
-    # came from the packages that were there before.
+    # A render's cached chapters were executed with the packages before.
     rm -rf .quarto/jupyter-cache .quarto/jupyter-cache-pdf
 fi
-# One thread keeps float reductions in the order used when the notebooks
-# were generated.
+# One thread keeps float reductions in the order the notebooks recorded.
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
-# Build matplotlib's font cache now, not inside the first kernel, where its
-# one-time notice would become an unexpected output.
+# matplotlib's font cache now, not in a kernel that would print about it.
 .venv/bin/python -c 'import matplotlib.font_manager'

@@ -1,10 +1,5 @@
-"""Every check of the book that needs no Quarto: each `check_...` function
-of tools/check/lint.py, outputs.py and students.py.
-
-    python -m tools.check.all   # run every check, print the problems
-
-Each check takes the project root and returns its problems, each naming
-the file (and line); tests/test_book.py runs them on the book.
+"""Every check of the book that needs no Quarto, each `check_...(root)`
+returning its problems: `python -m tools.check.all` prints them.
 """
 
 from __future__ import annotations
@@ -16,7 +11,6 @@ from tools.source.book import ROOT
 
 
 def all_checks() -> list:
-    """Every `check_...` function of the check modules, in their order."""
     return [
         function
         for module in (lint, outputs, students)

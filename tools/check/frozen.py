@@ -1,10 +1,6 @@
-"""Quarto's frozen results in _freeze/ match the chapters.
-
-    python -m tools.check.frozen   # list stale or missing results
-
-Each result file records the MD5 of the source it was executed from; a
-chapter edited since would be published with old outputs. Quarto has no
-command that checks `_freeze/` without rendering.
+"""`python -m tools.check.frozen`: Quarto's frozen results in _freeze/
+match the chapters (each records the MD5 of the source it ran). Quarto has
+no command that checks `_freeze/` without rendering.
 """
 
 from __future__ import annotations
@@ -15,28 +11,22 @@ import sys
 from pathlib import Path
 
 from tools.source import qmd as qmd_module
-from tools.source.book import book_files
+from tools.source.book import ROOT, book_files
 
-ROOT = Path(__file__).resolve().parents[2]
 FIX = "run `bash tools/render.sh` and commit _freeze/"
 # One result file per output format: the website and the PDF (Typst).
 FORMATS = ("html", "typ")
 
 
-def source_hash(path: Path) -> str:
-    """The hash Quarto records: MD5 of the text with LF line endings."""
-    text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
-    return hashlib.md5(text.encode("utf-8")).hexdigest()
-
-
 def stale(root: Path = ROOT) -> list[str]:
-    """A message for each executed chapter whose frozen results are stale."""
     problems = []
     for relative in book_files(root):
         path = root / relative
         if not qmd_module.parse(path).chunks():
             continue  # no code: Quarto freezes nothing for it
-        expected = source_hash(path)
+        # Quarto hashes the text with LF line endings.
+        text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
+        expected = hashlib.md5(text.encode("utf-8")).hexdigest()
         folder = root / "_freeze" / Path(relative).with_suffix("")
         for output in FORMATS:
             result = folder / "execute-results" / f"{output}.json"
@@ -55,10 +45,8 @@ def stale(root: Path = ROOT) -> list[str]:
 
 def main() -> int:
     problems = stale()
-    for problem in problems:
+    for problem in [*problems, FIX] if problems else []:
         print(f"freeze: {problem}", file=sys.stderr)
-    if problems:
-        print(f"freeze: {FIX}", file=sys.stderr)
     return 1 if problems else 0
 
 

@@ -1,8 +1,6 @@
-"""Checks of the book's `.qmd` sources, each `check(root) -> problems`:
-the files `_quarto.yml` lists, closed chunks, fences and divs, labels of
-cross-references, citation keys, figure cells' options, heading levels,
-one sentence a line, ruff, and guarded solutions. Quarto checks
-references and citations only while it renders (a warning, exit code 0).
+"""Checks of the book's `.qmd` sources, each `check(root) -> problems`.
+Quarto checks references and citations only while it renders, and only
+warns; ruff runs on the instructor notebooks.
 """
 
 from __future__ import annotations
@@ -40,8 +38,7 @@ RUFF = re.compile(
 
 
 def _prose(parsed: dict):
-    """(file, first line, text) of every markdown stretch of the book, with
-    code, maths and URLs blanked so they are not mistaken for prose."""
+    """(file, first line, text) of every Markdown part, code blanked."""
     for relative, qmd in parsed.items():
         for part in qmd.parts:
             if part[0] == "markdown":
@@ -49,93 +46,63 @@ def _prose(parsed: dict):
 
 
 def blank_code(text: str) -> str:
-    """Prose with fenced blocks, inline code, maths and URLs blanked."""
     for pattern in (FENCED, INLINE_CODE, MATH, URL):
         text = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
     return text
 
 
 def check_quarto_files(root: Path) -> list[str]:
-    """Files named in `_quarto.yml` exist; every chapter file is named."""
     problems = []
     listed = book_files(root)
     for relative in listed:
         if not (root / relative).exists():
-            problems.append(
-                f"_quarto.yml: lists {relative}, which does not exist"
-            )
+            problems.append(f"_quarto.yml: lists {relative}, which is missing")
     bibliography = quarto_config(root).get("bibliography")
     if bibliography and not (root / bibliography).exists():
         problems.append(f"_quarto.yml: bibliography {bibliography} is missing")
     for relative in chapter_files(root):
         if relative not in listed:
-            problems.append(
-                f"{relative}: not listed under book: chapters or appendices "
-                "in _quarto.yml, so the website would leave it out"
-            )
+            problems.append(f"{relative}: not listed in _quarto.yml's book")
     if "index.qmd" not in listed:
         problems.append("_quarto.yml: index.qmd must be the first chapter")
     return problems
 
 
 def check_fences(root: Path) -> list[str]:
-    """Code chunks, code fences and fenced divs are all closed."""
     return parsed_book(root)[1]
 
 
-def labels(parsed: dict) -> dict[str, str]:
-    """Every cross-reference label in the book, mapped to its file."""
-    found = {}
-    for relative, qmd in parsed.items():
-        for match in ATTR_LABEL.finditer(qmd.prose()):
-            found[match.group(1)] = relative
-        for chunk in qmd.chunks():
-            label = str(chunk.options.get("label", ""))
-            if label.startswith(CROSSREF):
-                found[label] = relative
-    return found
-
-
 def check_crossrefs(root: Path) -> list[str]:
-    """Every @fig-, @eq-, @tbl- and @sec- reference has its label."""
     parsed, problems = parsed_book(root)
-    known = labels(parsed)
+    known = set()
+    for qmd in parsed.values():
+        known |= set(ATTR_LABEL.findall(qmd.prose()))
+        known |= {str(chunk.options.get("label")) for chunk in qmd.chunks()}
     for relative, first, text in _prose(parsed):
         for match in XREF.finditer(text):
             label = match.group(2)
             if label[:1].lower() + label[1:] not in known:
                 line = first + text[: match.start()].count("\n")
-                problems.append(
-                    f"{relative}:{line}: @{label} refers to a "
-                    "label that no chapter defines"
-                )
+                problems.append(f"{relative}:{line}: @{label}: no such label")
     return problems
 
 
-def bib_keys(root: Path) -> set[str]:
-    bibliography = quarto_config(root).get("bibliography", "references.bib")
-    text = (root / bibliography).read_text(encoding="utf-8")
-    return set(citations.KEY.findall(text))
-
-
 def check_citations(root: Path) -> list[str]:
-    """Every citation key exists in references.bib."""
     parsed, problems = parsed_book(root)
-    keys = bib_keys(root)
+    bibliography = quarto_config(root).get("bibliography", "references.bib")
+    keys = set(citations.KEY.findall((root / bibliography).read_text("utf-8")))
     for relative, first, text in _prose(parsed):
         for match in CITE.finditer(text):
             key = match.group(2)
             if key not in keys and not key.lower().startswith(CROSSREF):
                 line = first + text[: match.start()].count("\n")
                 problems.append(
-                    f"{relative}:{line}: cites @{key}, which is not in "
-                    "references.bib"
+                    f"{relative}:{line}: cites @{key}, not in {bibliography}"
                 )
     return problems
 
 
 def check_figure_cells(root: Path) -> list[str]:
-    """Every figure cell has a fig- label, fig-cap and fig-alt."""
     parsed, problems = parsed_book(root)
     for relative, qmd in parsed.items():
         for chunk in qmd.chunks():
@@ -146,25 +113,18 @@ def check_figure_cells(root: Path) -> list[str]:
                 continue
             where = f"{relative}:{chunk.line}"
             if not label.startswith("fig-"):
-                problems.append(
-                    f"{where}: a cell that draws a figure needs "
-                    "'#| label: fig-...'"
-                )
+                problems.append(f"{where}: a figure needs '#| label: fig-...'")
             for option in ("fig-cap", "fig-alt"):
                 if not str(options.get(option, "")).strip():
                     problems.append(
-                        f"{where}: figure cell '{label}' has no {option}"
+                        f"{where}: figure '{label}' has no {option}"
                     )
     return problems
 
 
 def check_ruff(root: Path) -> list[str]:
-    """Chapter code passes `ruff check` and `ruff format --check`.
-
-    ruff reads notebooks, so it runs on the instructor notebooks, which
-    check_notebooks_in_sync keeps equal to the chapters' code; a finding
-    is named by its chapter's line.
-    """
+    """`ruff check` and `ruff format --check` on the instructor notebooks
+    (the chapters' code, check_notebooks_in_sync says), by chapter line."""
     problems = []
     for command in (
         ["check", "--output-format=concise"],
@@ -191,36 +151,24 @@ def check_ruff(root: Path) -> list[str]:
 
 
 EXERCISE = re.compile(r"\{#(exr-[\w-]*\w)")
+SOLUTION_CODE = re.compile(r"^(def|class)\s+solution_|^solution_\w*\s*=", re.M)
+SOLUTION_DIV = re.compile(r"^:{3,}\s*\{[^}]*\.solution", re.M)
 
 
 def check_solutions_guarded(root: Path) -> list[str]:
-    """Solutions sit only inside instructor-only divs.
-
-    A `.solution` div, or code defining a `solution_...` name, outside a
-    `::: {.content-visible when-profile="instructor"}` div would reach the
-    student website and notebooks.
-    """
+    """A `.solution` div or a `solution_...` name outside an
+    instructor-only div would reach students."""
     parsed, problems = parsed_book(root)
     for relative, qmd in parsed.items():
         for part in qmd.parts:
             if part[0] == "code":
                 chunk = part[1]
-                if chunk.solution:
-                    continue
-                if re.search(
-                    r"^(def|class)\s+solution_|^solution_\w*\s*=",
-                    chunk.source,
-                    re.M,
-                ):
+                if not chunk.solution and SOLUTION_CODE.search(chunk.source):
                     problems.append(
                         f"{relative}:{chunk.line}: code defining a "
                         "solution_... name is outside an instructor-only div"
                     )
-            elif not part[3] and re.search(
-                r"^:{3,}\s*\{[^}]*\.solution",
-                blank_code(part[1]),
-                re.M,
-            ):
+            elif not part[3] and SOLUTION_DIV.search(blank_code(part[1])):
                 problems.append(
                     f"{relative}:{part[2]}: a .solution div is outside an "
                     "instructor-only div, so students would see it"
@@ -229,7 +177,6 @@ def check_solutions_guarded(root: Path) -> list[str]:
 
 
 def check_every_exercise_has_a_solution(root: Path) -> list[str]:
-    """Each `#exr-` block is followed by an instructor-only solution."""
     parsed, problems = parsed_book(root)
     for relative, qmd in parsed.items():
         pending = None
@@ -243,21 +190,17 @@ def check_every_exercise_has_a_solution(root: Path) -> list[str]:
             for match in EXERCISE.finditer(part[1]):
                 if pending:
                     problems.append(
-                        f"{relative}: exercise {pending} has no worked "
-                        "solution before the next exercise"
+                        f"{relative}: exercise {pending} has no solution"
                     )
                 pending = match.group(1)
         if pending:
-            problems.append(
-                f"{relative}: exercise {pending} has no worked solution"
-            )
+            problems.append(f"{relative}: exercise {pending} has no solution")
     return problems
 
 
 def check_headings(root: Path) -> list[str]:
-    """Headings go down one level at a time, so screen readers can follow:
-    at most one level deeper than the one before (titles inside divs,
-    exercises' and callouts', are no headings of the page)."""
+    """Headings go down one level at a time, for screen readers (titles
+    inside divs are no headings of the page)."""
     parsed, problems = parsed_book(root)
     for relative, qmd in parsed.items():
         if Path(relative).name.startswith("_"):
@@ -272,9 +215,9 @@ def check_headings(root: Path) -> list[str]:
                 if heading and not depth:
                     level = len(heading.group(1))
                     if level > previous + 1:
+                        where = f"{relative}:{first + offset}"
                         problems.append(
-                            f"{relative}:{first + offset}: heading level "
-                            f"{level} follows level {previous}"
+                            f"{where}: heading level {level} after {previous}"
                         )
                     previous = level
     return problems
@@ -284,7 +227,6 @@ SENTENCE_BREAK = re.compile(r"[a-z0-9)\]*_](?<!e\.g)(?<!i\.e)[.?!] +[A-Z(]")
 
 
 def check_one_sentence_per_line(root: Path) -> list[str]:
-    """Prose has one sentence per line, so diffs show what changed."""
     parsed, problems = parsed_book(root)
     for relative, first, text in _prose(parsed):
         for offset, line in enumerate(text.split("\n")):
@@ -293,8 +235,6 @@ def check_one_sentence_per_line(root: Path) -> list[str]:
             # A list item's marker: a number, a letter, a bullet, a term's.
             body = re.sub(r"^\s*(\d+\.|[a-z]\.|[-*:])\s+", "", line)
             if SENTENCE_BREAK.search(body):
-                problems.append(
-                    f"{relative}:{first + offset}: more than one "
-                    "sentence on a line; start each on its own line"
-                )
+                where = f"{relative}:{first + offset}"
+                problems.append(f"{where}: one sentence per line")
     return problems

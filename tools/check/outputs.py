@@ -1,20 +1,18 @@
 """Checks of what tools/regenerate.py writes, each `check(root) ->
-problems`: notebooks in sync with their chapters, prose numbers in their
-cells' outputs, no stderr, images only from labelled figure cells (never
-SVG), every figure exported and indexed, and the two editions agreeing.
-nbval compares printed outputs; none of this does any tool know.
+problems`: notebooks in sync with their chapters and with each other, prose
+numbers, clean and labelled outputs, exported figures. nbval compares
+printed outputs; none of this does any tool know.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import nbformat
 
-from tools.export import figures as figure_export
 from tools.export import notebook as convert
+from tools.export.figures import EXPORT_DPI, FORMATS, index_files, png_dpi
 from tools.source import qmd as qmd_module
 from tools.source.book import (
     REGENERATE,
@@ -25,6 +23,7 @@ from tools.source.book import (
 
 # A timing cell's tag (`#| tags: [...]`): nbval leaves its output alone.
 IGNORE_OUTPUT = "nbval-ignore-output"
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e-?\d+)?")
 
 
 def ignores_output(cell: nbformat.NotebookNode) -> bool:
@@ -32,7 +31,6 @@ def ignores_output(cell: nbformat.NotebookNode) -> bool:
 
 
 def check_notebooks_in_sync(root: Path) -> list[str]:
-    """Each notebook's cells are exactly what its `.qmd` converts to."""
     problems = []
     names = notebook_chapters(root)
     for name in names:
@@ -42,10 +40,7 @@ def check_notebooks_in_sync(root: Path) -> list[str]:
             relative = path.relative_to(root)
             command = f"{REGENERATE} {name}"
             if not path.exists():
-                problems.append(
-                    f"{relative} is missing for chapters/{name}.qmd: "
-                    f"run `{command}`"
-                )
+                problems.append(f"{relative} is missing: run `{command}`")
                 continue
             expected = convert.cell_signature(
                 convert.to_notebook(qmd, edition)
@@ -63,38 +58,30 @@ def check_notebooks_in_sync(root: Path) -> list[str]:
         for path in sorted(folder.glob("*.ipynb")):
             if path.stem not in names:
                 problems.append(
-                    f"{path.relative_to(root)} has no chapter "
-                    f"chapters/{path.stem}.qmd: delete it"
+                    f"{path.relative_to(root)}: no chapter, delete it"
                 )
     return problems
 
 
 def check_prose_numbers(root: Path) -> list[str]:
-    """Numbers the prose quotes appear in the output of the cell named.
-
-    Front matter `prose-numbers: [{text: "[1.5, 0.1]", cell: residual-sum}]`:
-    `text` is in the prose, its numbers in order in that cell's recorded
-    output, which nbval keeps what the code prints.
-    """
+    """Each `prose-numbers: [{text: ..., cell: ...}]` of the front matter
+    is in the prose, and its numbers, in order, in that cell's output."""
     problems = []
-    for name in notebook_chapters(root):
+    for name, _, notebook in notebooks(root, ["instructor"]):
         relative = f"chapters/{name}.qmd"
         qmd = qmd_module.parse(root / relative)
         claims = qmd.metadata.get("prose-numbers", []) or []
         prose = _thousands(qmd.prose())
-        notebook = nbformat.read(notebook_path(root, name, "instructor"), 4)
         outputs = _labelled_outputs(notebook)
         for claim in claims:
             text, cell = str(claim.get("text")), str(claim.get("cell"))
             if _thousands(text) not in prose:
                 problems.append(
-                    f"{relative}: prose-numbers lists '{text}', which the "
-                    "prose does not contain"
+                    f"{relative}: prose-numbers lists '{text}', not in prose"
                 )
             if cell not in outputs:
                 problems.append(
-                    f"{relative}: prose-numbers names cell '{cell}', but no "
-                    "code cell has that label"
+                    f"{relative}: prose-numbers: no code cell '{cell}'"
                 )
                 continue
             wanted = _numbers(text)
@@ -108,15 +95,11 @@ def check_prose_numbers(root: Path) -> list[str]:
 
 
 def _thousands(text: str) -> str:
-    """'3,280' and '3280' mean the same number."""
     return re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
 
 
 def _numbers(text: str) -> list[float]:
-    numbers = re.findall(
-        r"(?<![\w.])-?\d+(?:\.\d+)?(?:e-?\d+)?", _thousands(text)
-    )
-    return [float(number) for number in numbers]
+    return [float(number) for number in NUMBER.findall(_thousands(text))]
 
 
 def _contains(haystack: list[float], needle: list[float]) -> bool:
@@ -128,73 +111,92 @@ def _contains(haystack: list[float], needle: list[float]) -> bool:
 
 
 def _labelled_outputs(notebook) -> dict[str, str]:
-    found = {}
-    for cell in notebook.cells:
-        if cell.cell_type != "code":
-            continue
-        label = qmd_module.cell_options(cell.source).get("label")
-        if not label:
-            continue
-        texts = []
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "stream":
-                texts.append(output.get("text", ""))
-            elif "text/plain" in output.get("data", {}):
-                texts.append(output["data"]["text/plain"])
-        found[str(label)] = "".join(texts)
-    return found
+    return {
+        str(label): "".join(output_texts(cell))
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        and (label := qmd_module.cell_options(cell.source).get("label"))
+    }
+
+
+def output_texts(cell) -> list[str]:
+    texts = []
+    for output in cell.get("outputs", []):
+        texts.append(output.get("text", ""))
+        for kind, data in output.get("data", {}).items():
+            if kind.startswith("text/"):
+                texts.append("".join(data))
+    return texts
 
 
 def check_clean_outputs(root: Path) -> list[str]:
-    """No notebook records an error, a warning or other stderr output."""
     problems = []
-    for name in notebook_chapters(root):
-        for edition in qmd_module.EDITIONS:
-            path = notebook_path(root, name, edition)
-            if not path.exists():
-                continue
-            notebook = nbformat.read(path, 4)
-            for number, cell in enumerate(notebook.cells):
-                for output in cell.get("outputs", []):
-                    kind = output.get("output_type")
-                    stderr = output.get("name") == "stderr"
-                    if kind == "error" or stderr:
-                        text = output.get("text") or output.get("evalue", "")
-                        what = "an error" if kind == "error" else "stderr"
-                        problems.append(
-                            f"{path.relative_to(root)}: cell {number} "
-                            f"recorded {what}: {text.strip()[:160]}"
-                        )
+    for _, path, notebook in notebooks(root, qmd_module.EDITIONS):
+        for number, cell in enumerate(notebook.cells):
+            for output in cell.get("outputs", []):
+                kind = output.get("output_type")
+                if kind == "error" or output.get("name") == "stderr":
+                    text = output.get("text") or output.get("evalue", "")
+                    what = "an error" if kind == "error" else "stderr"
+                    problems.append(
+                        f"{path}: cell {number} recorded {what}: "
+                        f"{text.strip()[:160]}"
+                    )
     return problems
 
 
-def check_figure_outputs(root: Path) -> list[str]:
-    """Images come only from labelled figure cells; SVG is never output."""
-    problems = []
+def notebooks(root: Path, editions):
+    """(chapter, path, notebook) of every notebook there is."""
     for name in notebook_chapters(root):
-        path = notebook_path(root, name, "instructor")
-        if not path.exists():
-            continue
-        for cell in nbformat.read(path, 4).cells:
+        for edition in editions:
+            path = notebook_path(root, name, edition)
+            if path.exists():
+                yield name, path.relative_to(root), read(path)
+
+
+def read(path: Path) -> nbformat.NotebookNode:
+    # Without nbformat's schema check: the sync check and nbval make it.
+    return nbformat.v4.nbjson.reads(path.read_text(encoding="utf-8"))
+
+
+def flagged_cells(root: Path, name: str, solutions: bool) -> list:
+    """(number, cell) of the instructor notebook's solution cells, or of
+    its other cells, as the chapter flags them; none while it is stale."""
+    path = notebook_path(root, name, "instructor")
+    if not path.exists():
+        return []
+    parsed = qmd_module.parse(root / "chapters" / f"{name}.qmd")
+    flags = [secret for _, secret in convert.edition_cells(parsed)]
+    cells = read(path).cells
+    if len(cells) != len(flags):
+        return []  # check_notebooks_in_sync says so
+    return [
+        (number, cell)
+        for number, (cell, secret) in enumerate(zip(cells, flags, strict=True))
+        if secret == solutions
+    ]
+
+
+def check_figure_outputs(root: Path) -> list[str]:
+    problems = []
+    for name, _, notebook in notebooks(root, ["instructor"]):
+        for cell in notebook.cells:
             label = str(qmd_module.cell_options(cell.source).get("label", ""))
             for output in cell.get("outputs", []):
                 data = output.get("data", {})
                 if "image/svg+xml" in data:
                     problems.append(
-                        f"chapters/{name}.qmd: cell '{label}' outputs SVG, "
-                        "whose random ids break nbval; draw PNG figures"
+                        f"chapters/{name}.qmd: '{label}' outputs SVG"
                     )
                 if "image/png" in data and not label.startswith("fig-"):
                     problems.append(
-                        f"chapters/{name}.qmd: a cell draws a figure without "
-                        "a '#| label: fig-...' (so it has no number, caption "
-                        "or alt text)"
+                        f"chapters/{name}.qmd: a figure without a "
+                        "'#| label: fig-...'"
                     )
     return problems
 
 
 def check_exported_figures(root: Path) -> list[str]:
-    """Every fig- label has a 300-dpi PNG, an SVG and an index entry."""
     problems = []
     index = root / "figures" / "README.md"
     index = index.read_text(encoding="utf-8") if index.exists() else ""
@@ -204,22 +206,16 @@ def check_exported_figures(root: Path) -> list[str]:
             label = str(chunk.options.get("label", ""))
             if not label.startswith("fig-"):
                 continue
-            for suffix in figure_export.FORMATS:
-                path = root / "figures" / f"{label}.{suffix}"
+            for kind in FORMATS:
+                path = root / "figures" / f"{label}.{kind}"
+                where = f"{relative}: figures/{label}.{kind}"
                 if not path.exists():
+                    problems.append(f"{where}: no exported file{fix}")
+                elif kind == "png" and round(png_dpi(path) or 0) < EXPORT_DPI:
                     problems.append(
-                        f"{relative}: figure '{label}' has no exported "
-                        f"figures/{label}.{suffix}{fix}"
+                        f"{where} is not a {EXPORT_DPI}-dpi export"
                     )
-                elif suffix == "png" and not (
-                    round(figure_export.png_dpi(path) or 0)
-                    >= figure_export.EXPORT_DPI
-                ):
-                    problems.append(
-                        f"{relative}: figures/{label}.png is not a "
-                        f"{figure_export.EXPORT_DPI}-dpi export{fix}"
-                    )
-            if f"| {figure_export.index_files(label)} |" not in index:
+            if f"| {index_files(label)} |" not in index:
                 problems.append(
                     f"{relative}: figure '{label}' has no entry in "
                     f"figures/README.md{fix}"
@@ -228,31 +224,18 @@ def check_exported_figures(root: Path) -> list[str]:
 
 
 def check_editions_agree(root: Path) -> list[str]:
-    """The student notebook is the instructor notebook minus solutions,
-    outputs included: a solution that changes what later cells print (by
-    drawing random numbers, say) is caught."""
+    """The student notebook is the instructor one without solutions,
+    outputs included (a solution may change what later cells print)."""
     problems = []
-    for name in notebook_chapters(root):
-        qmd = qmd_module.parse(root / "chapters" / f"{name}.qmd")
-        paths = {e: notebook_path(root, name, e) for e in qmd_module.EDITIONS}
-        if not all(path.exists() for path in paths.values()):
-            continue
-        student = nbformat.read(paths["student"], 4).cells
-        instructor = nbformat.read(paths["instructor"], 4).cells
-        flags = [solution for _, solution in convert.edition_cells(qmd)]
-        relative = paths["student"].relative_to(root)
-        if len(flags) != len(instructor):
-            continue  # a stale notebook: check_notebooks_in_sync says so
-        public = [
-            cell
-            for cell, solution in zip(instructor, flags, strict=True)
-            if not solution
-        ]
+    for name, relative, notebook in notebooks(root, ["student"]):
+        public = [cell for _, cell in flagged_cells(root, name, False)]
+        student = notebook.cells
+        if not public:
+            continue  # no instructor edition, or a stale one
         if len(public) != len(student):
             problems.append(
-                f"{relative}: has {len(student)} cells, but the instructor "
-                f"edition without solutions has {len(public)}: run "
-                f"`{REGENERATE} {name}`"
+                f"{relative}: not the instructor edition without solutions: "
+                f"run `{REGENERATE} {name}`"
             )
             continue
         for number, (mine, theirs) in enumerate(
@@ -265,20 +248,13 @@ def check_editions_agree(root: Path) -> list[str]:
             ):
                 problems.append(
                     f"{relative}: cell {number} differs from the instructor "
-                    f"edition's, in its source or recorded output. Run "
-                    f"`{REGENERATE} {name}`; if it still differs, a "
-                    "solution cell changes what later cells print (seed "
-                    "random draws in the cell that uses them)"
+                    f"edition's: run `{REGENERATE} {name}`, or seed the "
+                    "random draws a solution cell changes"
                 )
                 break
     return problems
 
 
 def _outputs(cell) -> list:
-    """A cell's outputs without execution counts, which editions shift."""
-    found = []
-    for output in cell.get("outputs", []):
-        output = dict(output)
-        output.pop("execution_count", None)
-        found.append(json.dumps(output, sort_keys=True))
-    return found
+    # Without execution counts, which the editions shift.
+    return [{**o, "execution_count": 0} for o in cell.get("outputs", [])]

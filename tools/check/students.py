@@ -1,20 +1,11 @@
-"""Checks of what a learner receives: no Quarto source, no answers.
-
-- `check_no_quarto_syntax`: no notebook's Markdown shows Quarto's own
-  syntax (`@fig-x`, `[@key]`, `:::`, `{#id}`, `{.class}`, `{{< >}}`,
-  `^[...]`); tools/export/markdown.py translates all of them.
-- `check_no_answers_for_students`: the one check that no solution reaches
-  a learner, in every student artefact: the student notebooks, the
-  assignments and, where the book is rendered, the student website's
-  chapter pages and its search index. The answers are every line of a
-  solution cell (code or prose), each run of seven words of a solution's
-  prose, every line a solution prints and each value in it, and every
-  front-matter value (its `prose-numbers` quote solutions' results). One
-  is a leak where it occurs in the artefact but nowhere in what the
-  chapter shows learners anyway: its public prose and code, the public
-  cells' outputs, and the numbers, titles and citations of the book.
-  A page is read as the text a screen reader gets: KaTeX's drawing of a
-  formula (aria-hidden) is left out and its MathML reads as its TeX.
+"""Checks of what a learner receives: no Quarto syntax in a notebook, and
+the one check that no answer reaches a student notebook, an assignment or
+the student website. An answer is any line of a solution cell, seven words
+of a solution's prose, a line or value a solution prints, a front-matter
+value; it leaks where it is found in an artefact but not in what the
+chapter shows learners anyway (STYLE.md, "Notebooks read like the book").
+A page is read as a screen reader gets it, with the standard library's
+HTMLParser (BeautifulSoup does the same five times slower).
 """
 
 from __future__ import annotations
@@ -24,11 +15,9 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-import nbformat
-
 from tools.check.lint import blank_code
+from tools.check.outputs import flagged_cells, notebooks, output_texts, read
 from tools.export import markdown as nbmarkdown
-from tools.export import notebook as convert
 from tools.source import book as bookfiles
 from tools.source import qmd as qmd_module
 from tools.source.numbers import load_book
@@ -50,7 +39,6 @@ VOID |= {"meta", "source", "track", "wbr"}
 
 
 def quarto_syntax(markdown: str) -> list[str]:
-    """What Quarto syntax a Markdown text shows (code and maths left out)."""
     text = blank_code(markdown)
     found = []
     for name, pattern in QUARTO_SYNTAX.items():
@@ -62,54 +50,30 @@ def quarto_syntax(markdown: str) -> list[str]:
 
 
 def check_no_quarto_syntax(root: Path) -> list[str]:
-    """No notebook, either edition, shows Quarto's source syntax."""
     problems = []
-    for name in bookfiles.notebook_chapters(root):
-        for edition in qmd_module.EDITIONS:
-            path = bookfiles.notebook_path(root, name, edition)
-            if not path.exists():
+    for name, path, notebook in notebooks(root, qmd_module.EDITIONS):
+        for number, cell in enumerate(notebook.cells):
+            if cell.cell_type == "code":
                 continue
-            for number, cell in enumerate(read(path).cells):
-                if cell.cell_type == "code":
-                    continue
-                for found in quarto_syntax(cell.source):
-                    problems.append(
-                        f"{path.relative_to(root)}: cell {number} shows "
-                        f"Quarto's {found}; tools/export/markdown.py must "
-                        f"translate it (run `{bookfiles.REGENERATE} {name}`)"
-                    )
+            for found in quarto_syntax(cell.source):
+                problems.append(
+                    f"{path}: cell {number} shows Quarto's {found}; "
+                    "tools/export/markdown.py must translate it (run "
+                    f"`{bookfiles.REGENERATE} {name}`)"
+                )
     return problems
 
 
-def read(path: Path) -> nbformat.NotebookNode:
-    """A notebook, read without nbformat's schema check (the sync and
-    nbval tests read every notebook with it)."""
-    return nbformat.v4.nbjson.reads(path.read_text(encoding="utf-8"))
-
-
 def notebook_text(notebook) -> str:
-    """Everything a notebook holds as text: sources, text outputs and
-    metadata (images left out)."""
     pieces = [json.dumps(notebook.metadata)]
     for cell in notebook.cells:
-        pieces += [cell.source, json.dumps(cell.metadata), *outputs(cell)]
+        pieces += [cell.source, json.dumps(cell.metadata), *output_texts(cell)]
     return "\n".join(pieces)
 
 
-def outputs(cell) -> list[str]:
-    texts = []
-    for output in cell.get("outputs", []):
-        texts.append(output.get("text", ""))
-        for kind, data in output.get("data", {}).items():
-            if kind.startswith("text/"):
-                texts.append("".join(data))
-    return texts
-
-
 class PageText(HTMLParser):
-    """A page's text as a screen reader gets it: no scripts or styles,
-    nothing aria-hidden (KaTeX's drawing), a formula's MathML as its TeX
-    (its `annotation`)."""
+    """No scripts or styles, nothing aria-hidden (KaTeX's drawing), and a
+    formula's MathML as its TeX (its `annotation`)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -147,8 +111,7 @@ def page_text(markup: str) -> str:
 
 
 def student_texts(root: Path, name: str) -> dict[str, str]:
-    """The student artefacts of chapter `name` but the website's pages
-    (check_no_answers_for_students reads each page once), {where: text}."""
+    """{where: text} of the chapter's student artefacts but web pages."""
     found = {}
     for path in (
         bookfiles.notebook_path(root, name, "student"),
@@ -170,7 +133,6 @@ def student_texts(root: Path, name: str) -> dict[str, str]:
 
 
 def stale(root: Path, name: str) -> str:
-    """A hint where the rendered site is older than the chapter, or ''."""
     page = root / "_book" / "chapters" / f"{name}.html"
     chapter = root / "chapters" / f"{name}.qmd"
     if page.exists() and page.stat().st_mtime < chapter.stat().st_mtime:
@@ -179,7 +141,7 @@ def stale(root: Path, name: str) -> str:
 
 
 def answers(root: Path, name: str) -> dict[str, str]:
-    """Every answer of chapter `name`, each with where it comes from."""
+    """{answer: where it comes from} of chapter `name`."""
     found: dict[str, str] = {}
     for number, cell in flagged_cells(root, name, solutions=True):
         for line in cell.source.split("\n"):
@@ -187,7 +149,7 @@ def answers(root: Path, name: str) -> dict[str, str]:
         if cell.cell_type == "markdown":
             for phrase in PHRASE.findall(cell.source):
                 found.setdefault(" ".join(phrase.split()), "solution prose")
-        for text in outputs(cell):
+        for text in output_texts(cell):
             for line in text.split("\n"):
                 where = f"output of solution cell {number}"
                 found.setdefault(line.strip(), where)
@@ -202,25 +164,9 @@ def answers(root: Path, name: str) -> dict[str, str]:
     return found
 
 
-def flagged_cells(root: Path, name: str, solutions: bool) -> list:
-    """(number, cell) of the instructor notebook's solution cells, or of
-    its other cells; which is which is known from the chapter."""
-    path = bookfiles.notebook_path(root, name, "instructor")
-    if not path.exists():
-        return []
-    parsed = qmd_module.parse(root / "chapters" / f"{name}.qmd")
-    flags = [secret for _, secret in convert.edition_cells(parsed)]
-    cells = zip(read(path).cells, flags, strict=False)
-    return [
-        (number, cell)
-        for number, (cell, secret) in enumerate(cells)
-        if secret == solutions
-    ]
-
-
 def leaves(value) -> list[str]:
     if isinstance(value, dict):
-        return [leaf for item in value.values() for leaf in leaves(item)]
+        value = list(value.values())
     if isinstance(value, list):
         return [leaf for item in value for leaf in leaves(item)]
     return [str(value).strip()]
@@ -228,16 +174,15 @@ def leaves(value) -> list[str]:
 
 def public_text(root: Path, name: str) -> str:
     """What chapter `name` shows learners anyway, made without the
-    converter: its public prose and code, the outputs of its public cells
-    (as the instructor edition records them: a student output never
-    vouches for itself), and the book's numbers, titles, citations and
-    links."""
+    converter: public prose and code, the instructor edition's outputs of
+    public cells (a student output never vouches for itself), the book's
+    numbers, titles, citations and links."""
     parsed = qmd_module.parse(root / "chapters" / f"{name}.qmd")
     book = load_book(root)
     pieces = [parsed.prose("student")]
     pieces += [chunk.source for chunk in parsed.chunks() if not chunk.solution]
     for _, cell in flagged_cells(root, name, solutions=False):
-        pieces += outputs(cell)
+        pieces += output_texts(cell)
     for target in book.targets.values():
         pieces += [target.text(), target.number, book.link(target)]
     for work in book.works.values():
@@ -247,7 +192,7 @@ def public_text(root: Path, name: str) -> str:
 
 
 def occurs(needle: str, haystack: str) -> bool:
-    """`needle` in `haystack`, not as part of a longer word or number."""
+    """`needle` in `haystack`, not inside a longer word or number."""
     start = haystack.find(needle)
     while start >= 0:
         before = haystack[start - 1 : start]
@@ -267,18 +212,13 @@ def occurs(needle: str, haystack: str) -> bool:
 
 
 def check_no_answers_for_students(root: Path) -> list[str]:
-    """No solution's answer, and nothing of the front matter, reaches a
-    student notebook, an assignment or the student website. Every other
-    page of the website is read for the chapter's longer answers (seven
-    words or more), which no other page can show by chance."""
+    """Other pages of the website are searched for longer answers only
+    (seven words or more), which no other page can show by chance."""
     problems = []
     pages = {}  # {where: (its text, the same with its spaces folded)}
     for path in sorted((root / "_book").glob("**/*.html")):
         text = page_text(path.read_text(encoding="utf-8"))
-        pages[f"_book/{path.relative_to(root / '_book')}"] = (
-            text,
-            " ".join(text.split()),
-        )
+        pages[str(path.relative_to(root))] = (text, " ".join(text.split()))
     for name in bookfiles.notebook_chapters(root):
         secrets = answers(root, name)
         public = public_text(root, name)

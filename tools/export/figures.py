@@ -1,17 +1,13 @@
 """Export every labelled figure at print quality, and index them.
 
-While tools/regenerate.py executes a chapter, a hook installed silently in
-the kernel (`install`) saves each figure a `fig-...` cell shows as a 300-dpi
-PNG and an SVG, reproducibly (no dates, a fixed SVG id salt). On another
-machine a curve can move by a last bit, so `settle` keeps the committed
-file wherever the new one shows the same picture. `write_index` rewrites
-figures/README.md. matplotlib draws and saves; this is the hook and
-`settle`.
+matplotlib draws and saves; added here: a hook in the kernel that saves
+what each `fig-...` cell shows (`install`), and `settle`, which keeps the
+committed file where a new one shows the same picture (a curve can move by
+a last bit from one machine to another).
 """
 
 from __future__ import annotations
 
-import base64
 import inspect
 import re
 import shutil
@@ -22,8 +18,7 @@ FORMATS = ("png", "svg")
 
 
 def save_figure(figure, directory: str, label: str, dpi: int) -> None:
-    """Save one figure as `<label>.png` and `<label>.svg`, reproducibly
-    (self-contained: its source is sent to the kernel)."""
+    # Self-contained: its source is sent to the kernel.
     from pathlib import Path
 
     import matplotlib
@@ -43,10 +38,9 @@ def save_figure(figure, directory: str, label: str, dpi: int) -> None:
 
 
 def same_picture(first: Path, second: Path) -> bool:
-    """Whether two exports of a figure show the same: PNGs of one size with
-    at most one pixel in 2,000 different (a curve moved by a last bit changed
-    242 of 1733 by 1021; one digit of a label changes over 1,000); SVGs the
-    same but for numbers, each within 0.01 pt."""
+    """PNGs of one size with at most one pixel in 2,000 different (a curve
+    moved by a last bit changed 242 of 1733 by 1021; one digit of a label
+    changes over 1,000); SVGs the same but for numbers within 0.01 pt."""
     if first.suffix == ".svg":
         number = re.compile(r"-?\d+\.?\d*(?:e-?\d+)?")
         one, other = (p.read_text(encoding="utf-8") for p in (first, second))
@@ -69,8 +63,6 @@ def same_picture(first: Path, second: Path) -> bool:
 
 
 def settle(drawn: Path, directory: Path) -> None:
-    """Move each new export from drawn into directory, unless the file
-    there shows the same picture; then remove drawn."""
     for path in sorted(drawn.iterdir()):
         target = directory / path.name
         if not (target.exists() and same_picture(path, target)):
@@ -79,8 +71,7 @@ def settle(drawn: Path, directory: Path) -> None:
 
 
 def kernel_exporter(directory: str, dpi: int, save) -> None:
-    """Runs inside the kernel (self-contained): save each labelled figure
-    as it is shown, with `save` (`save_figure`)."""
+    # Runs inside the kernel (self-contained), `save` being save_figure.
     import importlib
     import re
     import sys
@@ -96,7 +87,7 @@ def kernel_exporter(directory: str, dpi: int, save) -> None:
     def wrap(original):
         def exporting(figure, *args, **kwargs):
             state["shown"] += 1
-            # One figure per labelled cell; bookcheck names any extra one.
+            # One figure per labelled cell; regenerate names any extra one.
             if state["label"] is not None and state["shown"] == 1:
                 save(figure, directory, state["label"], dpi)
             return original(figure, *args, **kwargs)
@@ -121,7 +112,6 @@ def kernel_exporter(directory: str, dpi: int, save) -> None:
 
 
 def kernel_code(directory: Path, dpi: int = EXPORT_DPI) -> str:
-    """The source sent to the kernel: define, call, then forget the hook."""
     sources = [inspect.getsource(f) for f in (save_figure, kernel_exporter)]
     call = f"kernel_exporter({str(directory)!r}, {dpi}, save_figure)"
     cleanup = "del kernel_exporter, save_figure"
@@ -129,7 +119,6 @@ def kernel_code(directory: Path, dpi: int = EXPORT_DPI) -> str:
 
 
 def install(client, directory: Path) -> None:
-    """Make `client` (an nbclient NotebookClient) export figures."""
     directory.mkdir(parents=True, exist_ok=True)
     code = kernel_code(directory)
 
@@ -143,33 +132,15 @@ def install(client, directory: Path) -> None:
 
 
 def png_dpi(path: Path) -> float | None:
-    """The resolution a PNG records (its pHYs chunk), or None."""
     from PIL import Image
 
     with Image.open(path) as image:
         return (image.info.get("dpi") or (None,))[0]
 
 
-def figure_cells(notebook, cell_options):
-    """Yield (label, options, image count) for labelled figure cells."""
-    for cell in notebook.cells:
-        if cell.cell_type != "code":
-            continue
-        options = cell_options(cell.source)
-        label = str(options.get("label", ""))
-        if not label.startswith("fig-"):
-            continue
-        images = [
-            base64.b64decode(output["data"]["image/png"])
-            for output in cell.get("outputs", [])
-            if "image/png" in output.get("data", {})
-        ]
-        yield label, options, len(images)
-
-
 def write_index(directory: Path, figures: list, regenerate: str) -> None:
-    """Rewrite README.md from every labelled figure of the book, in order,
-    as (chapter, label, options); drop stale exports."""
+    """README.md from (chapter, label, options) of every labelled figure;
+    stale exports removed."""
     labels = {label for _, label, _ in figures}
     for suffix in FORMATS:
         for path in directory.glob(f"*.{suffix}"):
@@ -177,11 +148,13 @@ def write_index(directory: Path, figures: list, regenerate: str) -> None:
                 path.unlink()
     rows = []
     for chapter, label, options in figures:
-        caption = " ".join(str(options.get("fig-cap", "")).split())
-        alt = " ".join(str(options.get("fig-alt", "")).split())
+        caption, alt = (
+            " ".join(str(options.get(key, "")).split()).replace("|", "\\|")
+            for key in ("fig-cap", "fig-alt")
+        )
         rows.append(
             f"| {index_files(label)} | `chapters/{chapter}.qmd` "
-            f"| {escape(caption)} | {escape(alt)} |"
+            f"| {caption} | {alt} |"
         )
     header = [
         "# Figures",
@@ -198,11 +171,6 @@ def write_index(directory: Path, figures: list, regenerate: str) -> None:
 
 
 def index_files(label: str) -> str:
-    """The index's link cell for one figure: its PNG and its SVG."""
     return " · ".join(
         f"[`{label}.{suffix}`]({label}.{suffix})" for suffix in FORMATS
     )
-
-
-def escape(text: str) -> str:
-    return text.replace("|", "\\|")

@@ -1,12 +1,8 @@
-"""The graded exercises of a chapter, read from its .qmd.
-
-A graded exercise's kind line gives points (`*Implement · 20 min · 4
-points*`); it has a starter cell `starter-<question>` ending with the
-self-check `check_...(my_...)` (the public test, 1 point), an instructor-only
-`solution-<question>` whose last line calls the same check on the reference
-answer, and instructor-only `hidden-<question>...` cells, each one `def
-test_...(env)`, sharing the other points. tools/assignments.py gives them to
-otter-grader, which builds and grades.
+"""The graded exercises of a chapter, read from its .qmd, as otter-grader
+test cells: a graded exercise's kind line gives its points, its starter cell
+ends with the public self-check, its solution and hidden tests are
+instructor-only (STYLE.md, "Exercises and solutions"). Otter reads only
+its own master-notebook format, which tools/assignments.py writes.
 """
 
 from __future__ import annotations
@@ -16,6 +12,7 @@ import re
 import symtable
 import textwrap
 from dataclasses import dataclass, field
+from itertools import dropwhile
 from pathlib import Path
 
 import nbformat
@@ -36,8 +33,6 @@ ANSWER = "**Your answer to Exercise {number}** (graded by hand):"
 
 @dataclass
 class Question:
-    """One graded exercise of a chapter."""
-
     name: str
     exercise: str
     points: int
@@ -52,10 +47,6 @@ class Question:
     # so nothing a learner redefines in the notebook reaches them.
     check_code: str = ""
 
-    @property
-    def hidden_points(self) -> int:
-        return self.points - 1
-
 
 def cell_label(cell) -> str:
     if cell.cell_type != "code":
@@ -64,15 +55,11 @@ def cell_label(cell) -> str:
 
 
 def code_of(source: str) -> str:
-    """A chunk's code without its `#|` option lines."""
-    lines = source.split("\n")
-    while lines and lines[0].startswith("#|"):
-        lines.pop(0)
+    lines = dropwhile(lambda line: line.startswith("#|"), source.split("\n"))
     return "\n".join(lines).strip("\n")
 
 
 def questions(parsed: qmd.Qmd) -> list[Question]:
-    """The graded questions of a chapter, in the order of its exercises."""
     prose = parsed.prose("instructor")
     graded = {
         label.removeprefix("exr-"): int(points)
@@ -87,41 +74,32 @@ def questions(parsed: qmd.Qmd) -> list[Question]:
             exercise = opened[-1] if opened else exercise
         else:
             exercise_of[str(part[1].options.get("label", ""))] = exercise
-    cells = [cell for cell, _ in convert.edition_cells(parsed)]
+    converted = convert.edition_cells(parsed)
     public = [
         cell
-        for cell, solution in convert.edition_cells(parsed)
+        for cell, solution in converted
         if cell.cell_type == "code" and not solution
     ]
     found: dict[str, Question] = {}
     starts: dict[str, int] = {}
-    for cell in cells:
+    for cell, _ in converted:
         label = cell_label(cell)
         kind, _, name = label.partition("-")
         exercise = exercise_of.get(label, "")
-        if kind == "starter":
-            if exercise not in graded:
-                continue
-            last = code_of(cell.source).split("\n")[-1]
-            call = CHECK_CALL.match(last)
+        code = code_of(cell.source)
+        call = CHECK_CALL.match(code.split("\n")[-1])
+        if kind == "starter" and exercise in graded:
             if not call:
                 raise ValueError(
                     f"{parsed.path}: {label} must end with check_...(my_...)"
                 )
             starts[name] = public.index(cell)
             found[name] = Question(
-                name=name,
-                exercise=exercise,
-                points=graded[exercise],
-                starter=code_of(cell.source),
-                check=call.group(1),
-                answer=call.group(2),
+                name, exercise, graded[exercise], code, call[1], call[2]
             )
         elif kind == "solution" and name in found:
-            last = code_of(cell.source).split("\n")[-1]
-            call = CHECK_CALL.match(last)
-            if call and call.group(1) == found[name].check:
-                found[name].solution = code_of(cell.source)
+            if call and call[1] == found[name].check:
+                found[name].solution = code
         elif kind == "solution":
             # A helper the solution needs (`solution-zero-branch-helper`),
             # in a cell of its own before it: the solutions notebook
@@ -131,7 +109,7 @@ def questions(parsed: qmd.Qmd) -> list[Question]:
                 None,
             )
             if owner is not None and not owner.solution:
-                owner.helpers.append(code_of(cell.source))
+                owner.helpers.append(code)
         elif kind == "hidden":
             owner = next(
                 (q for q in found.values() if name.startswith(q.name)), None
@@ -140,7 +118,7 @@ def questions(parsed: qmd.Qmd) -> list[Question]:
                 raise ValueError(
                     f"{parsed.path}: {label} follows no graded starter cell"
                 )
-            owner.hidden.append(test_function(code_of(cell.source)))
+            owner.hidden.append(test_function(code))
     for question in found.values():
         if not question.solution or not question.hidden:
             raise ValueError(
@@ -170,7 +148,6 @@ def questions(parsed: qmd.Qmd) -> list[Question]:
 
 
 def bound_names(code: str) -> tuple[set[str], set[str]]:
-    """(names a cell binds at its top level, global names it reads)."""
     module = symtable.symtable(code, "<cell>", "exec")
     binds = {s.get_name() for s in module.get_symbols() if s.is_assigned()}
     binds |= {s.get_name() for s in module.get_symbols() if s.is_imported()}
@@ -187,9 +164,8 @@ def bound_names(code: str) -> tuple[set[str], set[str]]:
 
 
 def needed_code(cells: list[str], wanted: set[str]) -> str:
-    """The cells, of those given in order, that bind a wanted name, and
-    those that bind a name they read (every binding, so that a cell which
-    rebinds a name still finds the earlier one): their code, in order."""
+    """The code of the cells that bind a wanted name, and of those that
+    bind what they read (every binding: a cell may rebind a name)."""
     kept, wanted = [], set(wanted)
     for code in reversed(cells):
         binds, reads = bound_names(code)
@@ -200,7 +176,6 @@ def needed_code(cells: list[str], wanted: set[str]) -> str:
 
 
 def test_function(code: str) -> str:
-    """The one `def test_...` of a hidden-test chunk, without its demo call."""
     blocks = re.split(r"\n(?=\S)", code)
     defs = [block for block in blocks if block.startswith("def test_")]
     if len(defs) != 1:
@@ -251,14 +226,13 @@ def {function}(env):
 
 
 def test_cells(question: Question) -> list[str]:
-    """The otter test cells of a question: public, then each hidden one."""
     check = PUBLIC_CHECK.format(
         answer=question.answer, code=question.check_code, check=question.check
     )
     slug = question.name.replace("-", "_")
     return [PUBLIC_TEST.format(slug=slug, check=check)] + [
         HIDDEN_TEST.format(
-            points=question.hidden_points / len(question.hidden),
+            points=(question.points - 1) / len(question.hidden),
             function=re.match(r"def (\w+)", test).group(1),
             check=check,
             test=textwrap.indent(test, "    "),
@@ -269,7 +243,6 @@ def test_cells(question: Question) -> list[str]:
 
 
 def solution_cell(question: Question) -> str:
-    """The master notebook's answer cell: the starter, then the solution."""
     starter = question.starter.split("\n")
     body = "\n".join(starter[:-1]).rstrip("\n")
     solution = question.solution.split("\n")
@@ -293,7 +266,6 @@ def hand_answers(notebook: Path, folder: Path) -> list[str]:
 
 
 def graded_chapters(root: Path = ROOT) -> list[str]:
-    """Chapters with at least one exercise worth points."""
     names = []
     for path in sorted((root / "chapters").glob("*.qmd")):
         if POINTS.search(path.read_text(encoding="utf-8")):

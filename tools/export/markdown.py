@@ -1,14 +1,9 @@
-"""A chapter's Quarto Markdown as a notebook shows it: what the website
-shows, not Quarto's source. Cross-references become numbered links to the
-website ("Figure 2.2"), citations Chicago author-date text and a References
-cell, callouts blockquotes, exercises a bold line with their kind, numbered
-equations a `\\tag`, headings their section numbers; a quiz's lettered
-choices keep their letters; website-only divs are left out. Numbers come
-from tools/source/numbers.py.
+"""A chapter's Quarto Markdown as the website shows it, for a notebook:
+numbered cross-references linking to the website, citations and a
+References cell, callouts as blockquotes, exercises as a bold line.
 
-Why hand-written: Pandoc writes plain Markdown, but cross-references,
-callouts, exercises and profiles are Quarto's Lua filters, which run only
-inside a render.
+Beside Pandoc, which writes plain Markdown: cross-references, callouts,
+exercises and profiles are Quarto's Lua filters, run only in a render.
 """
 
 from __future__ import annotations
@@ -53,8 +48,6 @@ LICENCE = (
 
 
 def needs(root: Path) -> str:
-    """What a notebook needs, and the torch (requirements.txt's pin) its
-    outputs were recorded with: another may print other bytes and FLOPs."""
     version = pinned("torch", root)
     if version is None:
         return NEEDS
@@ -66,8 +59,6 @@ def needs(root: Path) -> str:
 
 
 class Chapter:
-    """Translates one chapter's Markdown parts, in order, for a notebook."""
-
     def __init__(self, book: Book, path: Path) -> None:
         self.book = book
         self.path = Path(path).resolve()
@@ -78,10 +69,7 @@ class Chapter:
         self.divs: list[tuple[str, int]] = []
         self.heading = 0  # how many headings have been translated
 
-    # ------------------------------------------------------------- blocks
-
     def title_block(self, title: str) -> list[str]:
-        """The notebook's title: chapter number and title, links, needs."""
         chapter = self.book.chapters.get(self.relative)
         number = chapter.number if chapter else ""
         word = "Appendix" if number.isalpha() else "Chapter"
@@ -110,7 +98,6 @@ class Chapter:
         )
 
     def caption(self, options: dict) -> str | None:
-        """The caption cell that follows a figure's code cell."""
         label = str(options.get("label", ""))
         if label not in self.book.targets or "fig-cap" not in options:
             return None
@@ -119,17 +106,12 @@ class Chapter:
         return f"**{number}:** {self.inline(text)}"
 
     def references(self) -> str | None:
-        """A References cell listing the works the chapter cited."""
         works = [self.book.works[key] for key in dict.fromkeys(self.cited)]
-        if not works:
-            return None
-        lines = ["## References"]
-        for work in sorted(works, key=lambda work: work.order):
-            lines += ["", work.reference]
-        return "\n".join(lines)
+        works.sort(key=lambda work: work.order)
+        lines = ["## References", *(f"\n{work.reference}" for work in works)]
+        return "\n".join(lines) if works else None
 
     def markdown(self, text: str) -> str:
-        """One Markdown stretch of the chapter as a notebook shows it."""
         lines = text.split("\n")
         out: list[str] = []
         fence = None
@@ -170,7 +152,7 @@ class Chapter:
         return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n")
 
     def _open(self, attributes: str, lines, index: int, out) -> int:
-        """Open a div; return the index of the next line to read."""
+        """Open a div; the index of the next line to read."""
         label = LABEL.search(attributes)
         callout = CALLOUT.search(attributes)
         kind = "plain"
@@ -214,7 +196,6 @@ class Chapter:
             out[last:] = [f"**{number}:** " + " ".join(out[last:])]
 
     def _div_title(self, lines, index: int) -> tuple[str, int]:
-        """A div's title: its first line if that is a heading."""
         while index < len(lines) and not lines[index].strip():
             index += 1
         heading = HEADING.match(lines[index]) if index < len(lines) else None
@@ -251,10 +232,7 @@ class Chapter:
             return unknown
         return target.number if target.kind == "eq" else target.text()
 
-    # ------------------------------------------------------------- inline
-
     def inline(self, text: str) -> str:
-        """Cross-references, citations and attributes in one line."""
         if "@" not in text and "{" not in text and "^[" not in text:
             return text  # nothing to translate, the usual case
         pieces, last = [], 0

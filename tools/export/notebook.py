@@ -6,22 +6,12 @@ from __future__ import annotations
 import nbformat
 
 from tools.export import markdown as nbmarkdown
+from tools.source import qmd as qmd_module
 from tools.source.numbers import find_root, load_book
-from tools.source.qmd import (
-    DIV_CLOSE,
-    DIV_OPEN,
-    EDITIONS,
-    EXERCISE_OPEN,
-    KIND,
-    WORK,
-    Qmd,
-    cell_options,
-)
 
 
-def to_notebook(qmd: Qmd, edition: str) -> nbformat.NotebookNode:
-    """The notebook cells of one edition, without outputs."""
-    assert edition in EDITIONS, edition
+def to_notebook(qmd: qmd_module.Qmd, edition: str) -> nbformat.NotebookNode:
+    assert edition in qmd_module.EDITIONS, edition
     notebook = nbformat.v4.new_notebook()
     notebook.metadata = {
         "kernelspec": {
@@ -43,103 +33,85 @@ def to_notebook(qmd: Qmd, edition: str) -> nbformat.NotebookNode:
     return notebook
 
 
-def edition_cells(qmd: Qmd) -> list[tuple[nbformat.NotebookNode, bool]]:
+def edition_cells(
+    qmd: qmd_module.Qmd,
+) -> list[tuple[nbformat.NotebookNode, bool]]:
     """The instructor edition's cells, each with whether it is a solution
-    (the student edition is the others): a title cell first, a caption
-    after each figure, a References cell last; no front matter."""
-    book = load_book(find_root(qmd.path))
-    # Both editions and several checks convert a chapter: translate once.
-    if qmd.converted is None or qmd.converted[0] is not book:
-        qmd.converted = (
-            book,
-            _translate(qmd, nbmarkdown.Chapter(book, qmd.path)),
-        )
-    return [
-        (_cell(kind, source, folded), solution)
-        for kind, source, solution, folded in qmd.converted[1]
-    ]
-
-
-def _translate(qmd: Qmd, chapter) -> list[tuple[str, str, bool, bool]]:
-    """(cell type, source, is a solution, is folded) of every cell."""
+    (the student edition is the others)."""
+    chapter = nbmarkdown.Chapter(load_book(find_root(qmd.path)), qmd.path)
     cells = []
     for index, part in enumerate(qmd.parts):
         if part[0] == "code":
             chunk = part[1]
-            cells.append(("code", chunk.source, chunk.solution, chunk.folded))
+            cells.append(
+                _cell("code", chunk.source, chunk.solution, chunk.folded)
+            )
             # Only a figure's chunk has a caption; most chunks skip YAML.
             if "fig-" in chunk.source:
                 caption = chapter.caption(chunk.options)
                 if caption:
-                    cells.append(("markdown", caption, chunk.solution, False))
+                    cells.append(_cell("markdown", caption, chunk.solution))
             continue
         _, source, _, solution = part
         text = chapter.markdown(source)
         if text.strip():
-            cells.append(("markdown", text, solution, False))
+            cells.append(_cell("markdown", text, solution))
         following = qmd.parts[index + 1 : index + 2]
         starter = following and following[0][0] == "code"
         exercise = None if starter else last_exercise(source)
-        if exercise and exercise[1] in WORK:
+        if exercise and exercise[1] in qmd_module.WORK:
             # A cell to work in, as the exercises with a starter have.
             number = chapter.number_text(exercise[0], "Exercise")
             scratch = f"# {number}: your code here."
-            cells.append(("code", scratch, solution, False))
+            cells.append(_cell("code", scratch, solution))
         if len(cells) == 1 and chapter.heading:
-            cells.append(("markdown", chapter.instructor_note(), True, False))
+            cells.append(_cell("markdown", chapter.instructor_note(), True))
     references = chapter.references()
     if references:
-        cells.append(("markdown", references, False, False))
+        cells.append(_cell("markdown", references, False))
     return cells
 
 
 def last_exercise(text: str) -> tuple[str, str] | None:
-    """(label, kind) of an exercise that ends text, else None; the kind
-    is the first word of its kind line (`*Compute · 10 min*`)."""
+    """(label, kind) of an exercise that ends text, kind as in its kind
+    line (`*Compute · 10 min*`), else None."""
     lines = text.rstrip().split("\n")
-    if not DIV_CLOSE.match(lines[-1]):
+    if not qmd_module.DIV_CLOSE.match(lines[-1]):
         return None
     for index in range(len(lines) - 1, -1, -1):
-        opened = EXERCISE_OPEN.match(lines[index])
+        opened = qmd_module.EXERCISE_OPEN.match(lines[index])
         if opened:
-            kinds = (KIND.match(line) for line in lines[index + 1 :])
+            kinds = (
+                qmd_module.KIND.match(line) for line in lines[index + 1 :]
+            )
             kind = next((k.group(1) for k in kinds if k), "")
             return opened.group(1), kind
-        if DIV_OPEN.match(lines[index]):
+        if qmd_module.DIV_OPEN.match(lines[index]):
             return None  # the last div to open is no exercise
     return None
 
 
 def _cell(
-    cell_type: str, source: str, folded: bool = False
-) -> nbformat.NotebookNode:
-    """A cell as `nbformat.v4.new_{cell_type}_cell(source)` makes it,
-    without its schema check (most of the time of a conversion; writing
-    still checks). A folded cell (`code-fold: true`) is collapsed in Jupyter
-    (`source_hidden`), as the website shows only its summary."""
+    cell_type: str, source: str, solution: bool, folded: bool = False
+) -> tuple[nbformat.NotebookNode, bool]:
+    """(a cell as `nbformat.v4.new_{cell_type}_cell(source)` makes it,
+    solution), without the schema check (most of a conversion's time;
+    writing checks); folded (`code-fold: true`) as the website folds it."""
     metadata = nbformat.NotebookNode()
     if folded:
         metadata.jupyter = nbformat.NotebookNode(source_hidden=True)
     # The chunk's tags (a timing's `nbval-ignore-output`); most have none.
     if cell_type == "code" and "#| tags:" in source:
-        metadata.tags = list(cell_options(source).get("tags") or [])
+        metadata.tags = list(qmd_module.cell_options(source).get("tags") or [])
     cell = nbformat.NotebookNode(
         cell_type=cell_type, metadata=metadata, source=source
     )
     if cell_type == "code":
         cell.execution_count = None
         cell.outputs = []
-    return cell
+    return cell, solution
 
 
 def cell_signature(notebook: nbformat.NotebookNode) -> list[tuple]:
-    """What the sync test compares: each cell's type, source, fold, tags."""
-    return [
-        (
-            cell.cell_type,
-            cell.source,
-            bool(cell.metadata.get("jupyter", {}).get("source_hidden")),
-            cell.metadata.get("tags", []),
-        )
-        for cell in notebook.cells
-    ]
+    # Metadata too: a cell's fold and tags.
+    return [(c.cell_type, c.source, c.metadata) for c in notebook.cells]

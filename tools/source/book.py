@@ -1,8 +1,10 @@
-"""The book's files: what `_quarto.yml` lists, the chapters with a notebook
-and where its editions live, and every `.qmd` parsed."""
+"""The book's files: what `_quarto.yml` lists, the chapters with a
+notebook, where each edition lives, and every `.qmd` parsed. Beside
+`quarto inspect`, which lists them too but needs Quarto; the tests do not."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tools.source import qmd as qmd_module
@@ -15,7 +17,6 @@ ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 def quarto_config(root: Path) -> dict:
-    """`_quarto.yml`, parsed: the one place the book's tools read it."""
     return qmd_module.load_yaml(
         (root / "_quarto.yml").read_text(encoding="utf-8")
     )
@@ -23,14 +24,10 @@ def quarto_config(root: Path) -> dict:
 
 def pinned(name: str, root: Path = ROOT) -> str | None:
     """The version `requirements.txt` pins name to (`name==X.Y.Z`)."""
-    requirements = root / "requirements.txt"
-    if not requirements.is_file():
-        return None
-    for line in requirements.read_text(encoding="utf-8").splitlines():
-        spec = line.split("#", 1)[0].partition(";")[0].strip()
-        if spec.startswith(f"{name}=="):
-            return spec.removeprefix(f"{name}==").strip()
-    return None
+    path = root / "requirements.txt"
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    found = re.search(rf"^{re.escape(name)}==([\w.]+)", text, re.M)
+    return found[1] if found else None
 
 
 def book_parts(root: Path) -> list[tuple[str, bool]]:
@@ -54,12 +51,11 @@ def book_parts(root: Path) -> list[tuple[str, bool]]:
 
 
 def book_files(root: Path) -> list[str]:
-    """Every file `_quarto.yml` lists as a chapter or appendix, in order."""
     return [name for name, _ in book_parts(root)]
 
 
 def notebook_chapters(root: Path) -> list[str]:
-    """Stems of the chapters that contain python code (one notebook each)."""
+    """Stems of the chapters with python code (one notebook each)."""
     files = chapter_files(root)
     return [Path(f).stem for f in files if qmd_module.parse(root / f).chunks()]
 
@@ -71,9 +67,9 @@ def notebook_path(root: Path, name: str, edition: str) -> Path:
 
 
 def parsed_book(root: Path) -> tuple[dict, list[str]]:
-    """Parse every `.qmd` of the book; return parsed files and problems."""
+    """Every `.qmd` of the book (partials too), parsed; and problems."""
     parsed, problems = {}, []
-    everything = (root / "chapters").glob("*.qmd")  # partials too
+    everything = (root / "chapters").glob("*.qmd")
     files = {
         *book_files(root),
         *(str(p.relative_to(root)) for p in everything),
@@ -90,8 +86,7 @@ def parsed_book(root: Path) -> tuple[dict, list[str]]:
 
 
 def chapter_files(root: Path) -> list[str]:
-    """Chapter files; `_name.qmd` files are partials Quarto never renders
-    alone (they are pulled into a chapter with the include shortcode)."""
+    """Chapter files; `_name.qmd` partials are included into a chapter."""
     return [
         str(path.relative_to(root))
         for path in sorted((root / "chapters").glob("[!_]*.qmd"))

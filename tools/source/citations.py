@@ -1,23 +1,17 @@
 """Every work of `references.bib` as the website cites and lists it.
 
-Quarto formats citations with Pandoc's citeproc and its default style,
-Chicago author-date: `[@key]` is "(Vaswani et al. 2017)", `@key` is
-"Vaswani et al. (2017)", `[-@key]` is "(2017)", and the References list
-"Vaswani, Ashish, ... 2017. “Title.” In ...". The notebooks show the same
-text (tools/export/markdown.py), made by the same Pandoc (3.9, from the
-pinned `pypandoc-binary`, or Quarto's own where that is not installed):
-each work cited in the three ways, all in one document, as Markdown.
+Beside Quarto: it formats citations with Pandoc's citeproc (Chicago
+author-date) only inside a render, so each work is cited here in its three
+forms by the same Pandoc (Quarto's 3.9, from the pinned pypandoc-binary).
 """
 
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-# A work's entry in the list Pandoc writes: `::: {#ref-KEY .csl-entry}`.
 ENTRY = re.compile(
     r"^::: \{#ref-(\S+) \.csl-entry\}\n(.*?)\n:::$", re.M | re.S
 )
@@ -33,29 +27,13 @@ class Work:
     order: int  # its place in the References list
 
 
-def pandoc() -> str:
-    """Pandoc: the pinned pypandoc-binary's, else one on PATH."""
-    try:
-        import pypandoc
-
-        return pypandoc.get_pandoc_path()
-    except (ImportError, OSError):
-        found = shutil.which("pandoc") or shutil.which("quarto")
-        if found is None:
-            raise RuntimeError(
-                "no Pandoc: `bash tools/setup.sh` installs pypandoc-binary"
-            ) from None
-        return found
-
-
 def read(bibliography: Path) -> dict[str, Work]:
-    """Each work of the bibliography, keyed by its citation key."""
+    import pypandoc  # 50 ms, only where the book is numbered
+
     keys = KEY.findall(bibliography.read_text(encoding="utf-8"))
     forms = [f"[@{k}]\n\n@{k}\n\n[-@{k}]" for k in keys]
-    command = [pandoc()]
-    if command[0].endswith("quarto"):
-        command.append("pandoc")
-    command += [
+    command = [
+        pypandoc.get_pandoc_path(),
         "--citeproc",
         f"--bibliography={bibliography}",
         "--from=markdown",

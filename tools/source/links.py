@@ -14,35 +14,19 @@ KEYS = ("other-links", "code-links")
 
 
 def repo_url(root: Path) -> str:
-    config = quarto_config(root)
-    return config["book"]["repo-url"].rstrip("/")
+    return quarto_config(root)["book"]["repo-url"].rstrip("/")
 
 
 def site_url(root: Path) -> str:
-    """The published website's address, ending in `/`.
-
-    `book: site-url` where `_quarto.yml` sets it; until then the GitHub
-    Pages address of `book: repo-url` (github.com/ORG/REPO is published
-    at ORG.github.io/REPO), where the deploy workflow publishes the site.
-    """
-    config = quarto_config(root)
-    site = config["book"].get("site-url")
-    if site:
-        return site.rstrip("/") + "/"
-    return pages_url(root)
-
-
-def pages_url(root: Path) -> str:
-    """The GitHub Pages address of `book: repo-url`: github.com/ORG/REPO
-    is published at ORG.github.io/REPO/."""
-    owner, _, name = (
-        repo_url(root).removeprefix("https://github.com/").partition("/")
-    )
-    return f"https://{owner.lower()}.github.io/{name}/"
+    """`book: site-url`, else where GitHub Pages publishes `book: repo-url`
+    (github.com/ORG/REPO at ORG.github.io/REPO/); it ends in `/`."""
+    owner, name = repo_url(root).split("/")[-2:]
+    pages = f"https://{owner.lower()}.github.io/{name}"
+    site = quarto_config(root)["book"].get("site-url") or pages
+    return site.rstrip("/") + "/"
 
 
 def colab_url(root: Path, path: str) -> str:
-    """Colab's address for a file of the repository (a notebook)."""
     github = repo_url(root).removeprefix("https://github.com/")
     return (
         f"https://colab.research.google.com/github/{github}/blob/main/{path}"
@@ -50,7 +34,6 @@ def colab_url(root: Path, path: str) -> str:
 
 
 def expected(root: Path, name: str) -> dict:
-    """The link metadata chapter `name` should carry."""
     url = repo_url(root)
     notebook = f"notebooks/{name}.ipynb"
     return {
@@ -78,7 +61,6 @@ def expected(root: Path, name: str) -> dict:
 
 
 def rewrite(text: str, links: dict) -> str:
-    """The chapter text with its front matter's link blocks replaced."""
     match = re.match(r"---\n(.*?\n)---\n", text, re.S)
     if not match:
         raise ValueError("chapter has no front matter")

@@ -1,13 +1,9 @@
-"""The numbers Quarto gives the book's chapters, sections and labels.
+"""The numbers Quarto gives the book's chapters, sections and labels, as
+`load_book(root)`: chapters in `_quarto.yml` order, appendices A, B, ...,
+labels counted per chapter ("2.3"), instructor-only labels last.
 
-Read from the book's structure: chapters in `_quarto.yml` order (an
-`{.unnumbered}` one gets none), appendices A, B, ...; labels of each kind
-counted per chapter ("2.3"), sections by level ("2.3.1"); headings inside
-divs are no sections; instructor-only labels are numbered last, since the
-student website never shows them. `load_book(root)` returns a `Book`.
-
-Why hand-written: Quarto numbers a book only inside a render; the
-notebooks are made without Quarto (tests/test_render.py compares).
+Beside Quarto, which numbers a book only inside a render; the notebooks are
+made without one (tests/test_render.py compares the two).
 """
 
 from __future__ import annotations
@@ -34,8 +30,6 @@ HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(\{[^{}]*\})?\s*$")
 
 @dataclass
 class Target:
-    """What a label refers to: its kind, number and page on the website."""
-
     kind: str
     number: str
     page: str
@@ -72,7 +66,6 @@ _CACHE: dict = {}
 
 
 def find_root(path: Path) -> Path:
-    """The book's root: the nearest folder above `path` with _quarto.yml."""
     for folder in Path(path).resolve().parents:
         if (folder / "_quarto.yml").exists():
             return folder
@@ -80,17 +73,15 @@ def find_root(path: Path) -> Path:
 
 
 def load_book(root: Path) -> Book:
-    """The book's numbers, titles, links and bibliography (cached while no
-    file of the book changes)."""
+    """The book's numbers, titles, links and works, cached (Pandoc is
+    slow) while no file of the book changes."""
     root = Path(root).resolve()
     config = quarto_config(root)
     spec = config.get("book", {})
     files = book_parts(root)
-    bib = config.get("bibliography")
-    watched = [root / "_quarto.yml"] + [root / f for f, _ in files]
-    watched += [
-        root / b for b in ([bib] if isinstance(bib, str) else bib or [])
-    ]
+    bibliography = root / config.get("bibliography", "references.bib")
+    watched = [root / "_quarto.yml", bibliography]
+    watched += [root / f for f, _ in files]
     stamp = tuple(
         (str(p), p.stat().st_mtime_ns, p.stat().st_size)
         for p in watched
@@ -111,15 +102,13 @@ def load_book(root: Path) -> Book:
         if path.suffix != ".qmd" or not path.exists():
             continue
         _scan(book, relative, qmd.parse(path), appendix, numbers)
-    for bib_path in watched[1 + len(files) :]:
-        if bib_path.exists():
-            book.works.update(citations.read(bib_path))
+    if bibliography.exists():
+        book.works = citations.read(bibliography)
     _CACHE[root] = (stamp, book)
     return book
 
 
 def _scan(book: Book, relative: str, parsed, appendix: bool, numbers) -> None:
-    """Number every label and heading of one chapter, in order."""
     page = str(Path(relative).with_suffix(".html"))
     chapter = Target("sec", "", page)
     counts: dict[str, int] = {}
@@ -137,10 +126,8 @@ def _scan(book: Book, relative: str, parsed, appendix: bool, numbers) -> None:
         book.targets[label] = Target(kind, number, page, label)
 
     def section(level: str, title: str, attributes, labels) -> None:
-        """Number a heading outside divs, as number-sections does."""
         unnumbered = r"\.unnumbered|(?<!\S)-(?!\S)"
         numbered = not re.search(unnumbered, attributes or "")
-        number = ""
         if level == "#":
             if numbered:
                 numbers[appendix] += 1
@@ -148,20 +135,18 @@ def _scan(book: Book, relative: str, parsed, appendix: bool, numbers) -> None:
                 chapter.number = chr(64 + n) if appendix else str(n)
             chapter.title = title
             book.chapters[relative] = chapter
-        elif numbered and chapter.number:
+            book.headings[relative].append(chapter.number)
+            book.targets.update(dict.fromkeys(labels, chapter))
+            return
+        number = ""
+        if numbered and chapter.number:
             del sections[len(level) - 1 :]
             sections.extend([0] * (len(level) - 1 - len(sections)))
             sections[-1] += 1
             number = ".".join([chapter.number, *map(str, sections)])
-        book.headings[relative].append(
-            chapter.number if level == "#" else number
-        )
+        book.headings[relative].append(number)
         for label in labels:
-            book.targets[label] = (
-                chapter
-                if level == "#"
-                else Target("sec", number, page, label, title)
-            )
+            book.targets[label] = Target("sec", number, page, label, title)
 
     for part in parsed.parts:
         if part[0] == "code":

@@ -1,19 +1,15 @@
-"""Read a chapter's `.qmd`: front matter, Markdown parts and code chunks.
+"""A chapter's `.qmd` as front matter, Markdown parts and python chunks,
+each flagged as a solution inside an instructor-only div.
 
-A ```{python} chunk is a code part (its `#|` options first, as `quarto
-convert` keeps them); the Markdown between chunks is a Markdown part,
-flagged as a solution inside a `::: {.content-visible
-when-profile="instructor"}` div, which the student edition drops.
-tools/export/notebook.py makes the cells.
-
-Why hand-written: jupytext reads `.qmd` only through `quarto convert`,
-which the tests must not need and which cannot drop one edition's divs.
+Beside jupytext, which reads `.qmd` only through `quarto convert`: the
+tests must not need Quarto, and it cannot drop one edition's divs.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import takewhile
 from pathlib import Path
 
 import yaml
@@ -24,48 +20,36 @@ INSTRUCTOR_DIV = re.compile(
     r"when-profile\s*=\s*\"?instructor\"?[^}]*\}\s*$"
 )
 PYTHON_CHUNK = re.compile(r"^(`{3,})\{python\}\s*$")
-# A code fence of any language, indented or not.
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-# A div opening, its attributes or class name as group 1.
 DIV_OPEN = re.compile(r"^:{3,}\s*\{?([^}\s][^}]*?)\}?\s*$")
 DIV_CLOSE = re.compile(r"^:{3,}\s*$")
 EXERCISE_OPEN = re.compile(r"^:{3,}\s*\{#(exr-[\w-]+)[^}]*\}\s*$")
 KIND = re.compile(r"^\*(\w+) · [^*]+\*$")
 # The kinds of exercise done in code (an Explain exercise is written).
 WORK = ("Compute", "Implement", "Measure")
-
-
-# libyaml where the wheel has it: yaml.safe_load, ten times faster.
+# libyaml where the wheel has it: ten times faster than yaml.safe_load.
 YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def load_yaml(text: str):
-    """What `yaml.safe_load(text)` returns, parsed by YAML_LOADER."""
     return yaml.load(text, Loader=YAML_LOADER)
 
 
 class QmdError(ValueError):
-    """A `.qmd` file the converter cannot read, with file and line."""
+    """A `.qmd` the converter cannot read, with its file and line."""
 
 
 @dataclass
 class Chunk:
-    """One ```{python} chunk: its source lines and where it starts."""
-
     lines: list[str]
     line: int
     solution: bool = False
 
     @property
     def options(self) -> dict:
-        """The chunk's `#|` options, parsed as YAML."""
-        option_lines = []
-        for text in self.lines:
-            if not text.startswith("#|"):
-                break
-            option_lines.append(text[2:].removeprefix(" "))
-        parsed = load_yaml("\n".join(option_lines)) if option_lines else {}
-        return parsed or {}
+        lines = takewhile(lambda text: text.startswith("#|"), self.lines)
+        options = "\n".join(text[2:].removeprefix(" ") for text in lines)
+        return (load_yaml(options) if options else None) or {}
 
     @property
     def source(self) -> str:
@@ -73,7 +57,6 @@ class Chunk:
 
     @property
     def folded(self) -> bool:
-        """Whether the website shows only the chunk's summary (code-fold)."""
         # Most chunks have no such option: they skip parsing YAML.
         return "code-fold" in self.source and self.options.get(
             "code-fold"
@@ -82,14 +65,10 @@ class Chunk:
 
 @dataclass
 class Qmd:
-    """A parsed chapter: front matter and an ordered list of parts."""
-
     path: Path
     front_matter: str
     # Each part is ("markdown", text, line, solution) or ("code", Chunk).
     parts: list = field(default_factory=list)
-    # (book, cells) from edition_cells, while the book is unchanged.
-    converted: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def metadata(self) -> dict:
@@ -99,7 +78,6 @@ class Qmd:
         return [part[1] for part in self.parts if part[0] == "code"]
 
     def prose(self, edition: str = "instructor") -> str:
-        """All markdown of the chapter (solutions only for instructors)."""
         return "\n".join(
             part[1]
             for part in self.parts
@@ -109,8 +87,7 @@ class Qmd:
 
 
 def parse(path: Path | str) -> Qmd:
-    """Split a `.qmd` file into front matter, markdown and python chunks;
-    QmdError names the file and line of anything left unclosed."""
+    """The parsed file; QmdError names where anything is left unclosed."""
     path = Path(path)
     lines = path.read_text(encoding="utf-8").split("\n")
     start = 0
@@ -143,24 +120,16 @@ def parse(path: Path | str) -> Qmd:
         chunk = PYTHON_CHUNK.match(text) if fence is None else None
         if chunk:
             close = re.compile(rf"`{{{len(chunk[1])},}}\s*")
-            end = next(
-                (
-                    i
-                    for i in range(index, len(lines))
-                    if close.fullmatch(lines[i])
-                ),
-                None,
-            )
+            rest = range(index, len(lines))
+            end = next((i for i in rest if close.fullmatch(lines[i])), None)
             if end is None:
                 raise QmdError(
                     f"{path}:{number}: python chunk opened here is never "
                     "closed (add a line with ``` after its code)"
                 )
-            solution = any(instructor for _, instructor in divs)
+            code = Chunk(lines[index:end], number, any(i for _, i in divs))
             flush(end + 2)
-            qmd.parts.append(
-                ("code", Chunk(lines[index:end], number, solution))
-            )
+            qmd.parts.append(("code", code))
             index = end + 1
             continue
         was, (fence, in_code) = fence, code_fence(text, fence)
@@ -182,21 +151,14 @@ def parse(path: Path | str) -> Qmd:
         elif DIV_OPEN.match(text):
             divs.append((number, instructor))
     if fence is not None:
-        raise QmdError(
-            f"{path}:{fence_line}: code fence {fence} opened here is never "
-            "closed"
-        )
+        raise QmdError(f"{path}:{fence_line}: code fence {fence} never closed")
     if divs:
-        raise QmdError(
-            f"{path}:{divs[-1][0]}: fenced div ':::' opened here is never "
-            "closed"
-        )
+        raise QmdError(f"{path}:{divs[-1][0]}: fenced div ':::' never closed")
     flush(len(lines) + 1)
     return qmd
 
 
 def cell_options(source: str) -> dict:
-    """The `#|` options at the top of a notebook code cell's source."""
     return Chunk(source.split("\n"), 0).options
 
 
