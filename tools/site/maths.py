@@ -1,11 +1,9 @@
 """The site's maths, drawn when the site is built, by KaTeX run by Node.
 
-postrender.py draws every formula of the pages it finishes with the
-site's own KaTeX (katex_render.cjs, one Node process for all), so a page
-loads no KaTeX script and does not shift as formulas are drawn. Node
-draws the pages as Quarto wrote them while postrender.py finishes them;
-should finishing change a formula, the finished pages are drawn again.
-Without `node` on PATH a page keeps Quarto's in-browser rendering.
+A page then loads no KaTeX script and does not shift as formulas are
+drawn. One Node process (katex_render.cjs) draws every page's formulas
+while postrender.py finishes the pages. Without `node` on PATH a page
+keeps Quarto's in-browser rendering.
 """
 
 from __future__ import annotations
@@ -40,7 +38,6 @@ Formulas = list[list]  # [TeX, whether it is displayed], page after page
 
 
 def formulas(pages: Mapping[Path, str]) -> Formulas:
-    """Every formula of the pages not yet drawn, in order."""
     return [
         [html.unescape(tex), kind == "display"]
         for page in pages.values()
@@ -49,7 +46,6 @@ def formulas(pages: Mapping[Path, str]) -> Formulas:
 
 
 def draw(found: Formulas) -> list[str]:
-    """KaTeX's markup for each formula."""
     result = subprocess.run(
         [shutil.which("node") or "node", str(KATEX_RENDER)],
         input=json.dumps(found),
@@ -61,8 +57,7 @@ def draw(found: Formulas) -> list[str]:
 
 
 def start(pages: Mapping[Path, str]) -> tuple[Formulas, Future] | None:
-    """Begin drawing the pages' formulas; None if there is nothing to draw
-    or no Node to draw with."""
+    """Begin drawing the pages' formulas (None: nothing to, or no Node)."""
     found = formulas(pages)
     if not found or shutil.which("node") is None:
         return None
@@ -75,8 +70,8 @@ def start(pages: Mapping[Path, str]) -> tuple[Formulas, Future] | None:
 def drawn_pages(
     pages: dict[Path, str], started: tuple[Formulas, Future] | None
 ) -> dict[Path, str]:
-    """The pages with their formulas drawn, by what `start` began on their
-    earlier text when they still hold the same formulas."""
+    """The pages with their formulas drawn (by what `start` began, unless
+    finishing changed a formula)."""
     found = formulas(pages)
     if started is not None and started[0] == found:
         drawings = iter(started[1].result())
