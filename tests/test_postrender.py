@@ -20,9 +20,6 @@ from tools.site import dom, icons, maths, postrender, prune_css, search_text
 
 HEAD = """<html><head>
 <style>p{}</style>
-<link href="b.css" rel="stylesheet" class="quarto-color-scheme" id="qb">
-<link href="b-dark.css" rel="stylesheet" \
-class="quarto-color-scheme quarto-color-alternate" id="qb">
 <script src="../site_libs/quarto-nav/quarto-nav.js"></script>
 <script src="../site_libs/quarto-search/autocomplete.umd.js"></script>
 <script src="../site_libs/quarto-search/fuse.min.js"></script>
@@ -41,7 +38,6 @@ class="quarto-color-scheme quarto-color-alternate" id="qb">
 <header id="quarto-header" class="headroom fixed-top">
 <nav>x</nav>
 </header>
-<script id="quarto-html-before-body">toggle();</script>
 <script id="quarto-html-after-body">
     function tippyHover(el, contentFn) {
       window.tippy(el, config);
@@ -106,17 +102,6 @@ FINISHED = {
             re.escape("window.tbTippy(el, config);"),
         ],
         ["<script[^>]*src=[^>]*(search|popper|tippy|bootstrap)"],
-    ),
-    "each-theme-blocks-only-its-scheme": (
-        "",
-        [
-            'href="b.css" rel="stylesheet" media="\\(prefers-color-scheme: '
-            'light\\)"',
-            'href="b-dark.css" rel="stylesheet" media="\\(prefers-color-'
-            'scheme: dark\\)"',
-            "toggle\\(\\);</script>\n<script data-tb-scheme-release>",
-        ],
-        [],
     ),
     "wide-output-focusable": (
         output(WIDE),
