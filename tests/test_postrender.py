@@ -16,7 +16,7 @@ import shutil
 import pytest
 from conftest import ROOT
 
-from tools.site import dom, icons, maths, postrender, prune_css, search_text
+from tools.site import dom, icons, postrender, prune_css, search_text
 
 HEAD = """<html><head>
 <style>p{}</style>
@@ -192,29 +192,6 @@ def test_maths_is_drawn_at_build_time_with_its_fonts_preloaded(tmp_path):
     assert 'as="font" type="font/woff2" crossorigin' in drawn
     assert postrender.main([str(tmp_path)]) == 0  # drawn formulas stay
     assert path.read_text(encoding="utf-8") == drawn
-
-
-def test_maths_drawn_while_finishing_is_what_the_page_holds(monkeypatch):
-    calls = []
-
-    def draw(found):
-        calls.append(found)
-        return [f"<b>{tex}</b>" for tex, _ in found]
-
-    monkeypatch.setattr(maths.shutil, "which", lambda _: "/usr/bin/node")
-    monkeypatch.setattr(maths, "draw", draw)
-    raw = {"a.html": '<p><span class="math inline">x</span></p>'}
-    finished = {"a.html": raw["a.html"].replace("<p>", "<p id='n'>")}
-    drawn = maths.drawn_pages(finished, maths.start(raw))
-    assert drawn["a.html"] == (
-        "<p id='n'><span class=\"math inline\"><b>x</b></span></p>"
-    )
-    assert len(calls) == 1  # drawn once, while the pages were finished
-    # Had finishing changed a formula, the finished text is drawn again.
-    changed = {"a.html": raw["a.html"].replace(">x<", ">y<")}
-    drawn = maths.drawn_pages(changed, maths.start(raw))
-    assert "<b>y</b>" in drawn["a.html"] and calls[-1] == [["y", False]]
-    assert maths.start({"b.html": "<p>no formula</p>"}) is None
 
 
 def test_figures_carry_their_size_and_load_lazily_below_the_opening(tmp_path):

@@ -237,13 +237,11 @@ def main(argv: list[str], environ: Mapping[str, str] = os.environ) -> int:
         path: path.read_text(encoding="utf-8")
         for path in pages_to_finish(Path(site), environ)
     }
-    drawing = maths.start(pages)  # Node draws while the pages are finished
     finished = maths.drawn_pages(
         {
             path: sized_lazy_images(finish(page, font), path.parent)
             for path, page in pages.items()
-        },
-        drawing,
+        }
     )
     for path, page in finished.items():
         page = lazy.preload_maths_fonts(page)
