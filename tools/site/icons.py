@@ -17,33 +17,21 @@ HERE = Path(__file__).with_name("icons")
 CSS = "bootstrap-icons.css"
 FONT = "bootstrap-icons.woff2"
 ICON_NAME = re.compile(r"\bbi-([a-z0-9]+(?:-[a-z0-9]+)*)")
-RULE = re.compile(
-    r'^\.bi-([a-z0-9-]+)::before \{ content: "\\([0-9a-f]+)"; \}$'
-)
+RULE = re.compile(r"^\.bi-([a-z0-9-]+)::before", re.M)
 
 
 def used_icons(words: set[str]) -> set[str]:
-    """Names of the icons the site's words (prune_css.site_words: those of
-    its pages and scripts) refer to."""
-    # A word (a run of [A-Za-z0-9_-]) holds an icon's name whole, with what
-    # precedes it in that run: ICON_NAME finds in the words every name it
-    # would find in the pages.
-    return {
-        name
-        for word in words
-        if "bi-" in word
-        for name in ICON_NAME.findall(word)
-    }
+    # A word of prune_css.site_words (a run of [A-Za-z0-9_-]) holds an
+    # icon's name whole: the words name every icon the pages and scripts do.
+    return {name for word in words for name in ICON_NAME.findall(word)}
 
 
 def subset_icons(css: str) -> set[str]:
-    """Names of the icons a stylesheet of the subset draws."""
-    return {m.group(1) for m in map(RULE.match, css.splitlines()) if m}
+    return set(RULE.findall(css))
 
 
 def install(site: Path, words: set[str]) -> list[str]:
-    """Put the subset in the site; the used icons it lacks (if any), given
-    the site's words."""
+    """Put the subset in the site; the used icons it lacks (if any)."""
     target = site / "site_libs" / "bootstrap"
     if not (target / CSS).is_file():
         return []
