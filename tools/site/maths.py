@@ -31,8 +31,6 @@ KATEX_LOOP = re.compile(
     re.S,
 )
 
-STRUT = re.compile(r'class="katex-strut" style="height:([\d.]+)em')
-
 
 def formulas(pages: Mapping[Path, str]) -> list[list]:
     """[TeX, whether it is displayed] of each formula, page after page."""
@@ -63,14 +61,9 @@ def drawn_pages(pages: dict[Path, str]) -> dict[Path, str]:
     def replace(match: re.Match) -> str:
         # A display equation may scroll sideways (tools/site/book.scss):
         # the element that scrolls, KaTeX's own block, takes the focus.
-        # Its tallest strut (in KaTeX's em) is its height while it is not
-        # laid out (content-visibility in book.scss).
-        formula = next(drawings)
-        strut = max(map(float, STRUT.findall(formula)), default=1.0)
-        formula = formula.replace(
+        formula = next(drawings).replace(
             '<span class="katex-display">',
-            f'<span class="katex-display" tabindex="0" '
-            f'style="--tb-strut:{strut:.2f}">',
+            '<span class="katex-display" tabindex="0">',
             1,
         )
         return f'<span class="math {match.group(1)}">{formula}</span>'

@@ -152,7 +152,6 @@ async function phoneProblems(width) {
     }
   }
   for (const equation of document.querySelectorAll(".katex-display")) {
-    equation.style.contentVisibility = "visible";
     if (equation.scrollWidth > equation.clientWidth + 1) {
       const tex = equation.querySelector("annotation") ?? equation;
       problems.push(`on a phone an equation scrolls sideways: ${tbText(tex,
@@ -276,9 +275,8 @@ async function checkPage(tab, url) {
     await tab.evaluate(() => tbScroll(innerHeight / 2));
     await tab.waitForNetworkIdle({ idleTime: 500, timeout: TIMEOUT });
     await tab.evaluate(axeSource);
-    for (const v of await tab.evaluate(axeViolations)) {
-      problems.push(`${v} (${scheme} scheme)`);
-    }
+    const axe = await tab.evaluate(axeViolations);
+    problems.push(...axe.map((v) => `${v} (${scheme} scheme)`));
     if (scheme === "light") {
       await check(lightProblems);
       await sleep(loaded + 3500 - Date.now()); // Chromium's unused preload
@@ -292,10 +290,9 @@ async function checkPage(tab, url) {
     await check(standInProblems, view); // first: it needs the first screen
     await check(views, size.width);
   }
-  await tab.setViewport(PHONE);
-  await open(url);
   const id = await tab.evaluate(middleSection);
   if (id) {
+    await tab.setViewport(PHONE);
     await open("about:blank");
     await open(`${url}#${id}`);
     await sleep(500);
