@@ -4,10 +4,12 @@
   stylesheet once the page is parsed, which laid the whole page out again
   (140 ms on a chapter page, unthrottled). Written here as AnchorJS writes
   them, they are found by AnchorJS, which then does nothing.
-- Quarto wraps every line of code in an inline block (a target for code
-  annotations and line numbers, which the book does not use): a tenth of
-  a chapter page's elements, and the costliest to lay out. A block keeps
-  one wrapper for its lines (a long line one of its own, for its indent).
+- Quarto wraps every line of code in an inline block (for annotations and
+  line numbers, which the book does not use). A block keeps one wrapper
+  for its lines, and a long line one of its own, whose wrapped rest hangs
+  4 characters deeper than the line (Pandoc's hangs 5em from the block's
+  edge). Without it (2026-12-05, 5 runs) no score moved and blocking time
+  grew 10-50 ms: it stays for the indent.
 - A code block is laid out only near the screen (book.scss); until then
   it is as tall as its lines, counted here. Measured (Lighthouse mobile,
   median of 5): this keeps systems.html at 0.97; without it (and pruning)

@@ -149,13 +149,10 @@ def lazy_scripts(page: str) -> str:
 
 
 def header_offset(page: str) -> str:
-    if "data-tb-header-offset" in page or 'id="quarto-header"' not in page:
-        return page
     start = page.find('id="quarto-header"')
-    end = page.find(HEADER_END, start)
-    if end < 0:
+    end = page.find(HEADER_END, start) + len(HEADER_END)
+    if start < 0 or end < len(HEADER_END) or "data-tb-header-offset" in page:
         return page
-    end += len(HEADER_END)
     return page[:end] + HEADER_OFFSET + page[end:]
 
 
