@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 # Class names scripts assemble at run time (never a word in their source):
@@ -81,35 +82,28 @@ def blocks(css: str) -> list[tuple[str, str | None]]:
     return found
 
 
-def split_selectors(prelude: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for index, char in enumerate(prelude):
+def top_level(text: str) -> Iterator[tuple[int, str]]:
+    """Each character outside brackets and parentheses, with its index."""
+    depth = 0
+    for index, char in enumerate(text):
         if char in "([":
             depth += 1
         elif char in ")]":
             depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(prelude[start:index])
-            start = index + 1
-    parts.append(prelude[start:])
-    return parts
+        elif depth == 0:
+            yield index, char
+
+
+def split_selectors(prelude: str) -> list[str]:
+    commas = [i for i, char in top_level(prelude) if char == ","]
+    pairs = zip([-1, *commas], [*commas, None], strict=True)
+    return [prelude[a + 1 : b] for a, b in pairs]
 
 
 @functools.cache  # both themes share most selectors
 def required_names(selector: str) -> tuple[str, ...] | None:
     """Classes and ids a selector needs, or None if it cannot tell."""
-    outer = selector
-    if "(" in selector or "[" in selector:
-        kept = []
-        depth = 0
-        for char in selector:
-            if char in "([":
-                depth += 1
-            elif char in ")]":
-                depth -= 1
-            elif depth == 0:
-                kept.append(char)
-        outer = "".join(kept)
+    outer = "".join(char for _, char in top_level(selector))
     names = []
     for match in NAME.finditer(outer):
         if match.group(2):  # an escaped character: keep the rule
