@@ -16,13 +16,10 @@ import shutil
 import pytest
 from conftest import ROOT
 
-from tools.site import dom, icons, maths, postrender, prune_css, search_text
+from tools.site import dom, icons, postrender, prune_css, search_text
 
 HEAD = """<html><head>
 <style>p{}</style>
-<link href="b.css" rel="stylesheet" class="quarto-color-scheme" id="qb">
-<link href="b-dark.css" rel="stylesheet" \
-class="quarto-color-scheme quarto-color-alternate" id="qb">
 <script src="../site_libs/quarto-nav/quarto-nav.js"></script>
 <script src="../site_libs/quarto-search/autocomplete.umd.js"></script>
 <script src="../site_libs/quarto-search/fuse.min.js"></script>
@@ -41,7 +38,6 @@ class="quarto-color-scheme quarto-color-alternate" id="qb">
 <header id="quarto-header" class="headroom fixed-top">
 <nav>x</nav>
 </header>
-<script id="quarto-html-before-body">toggle();</script>
 <script id="quarto-html-after-body">
     function tippyHover(el, contentFn) {
       window.tippy(el, config);
@@ -106,17 +102,6 @@ FINISHED = {
             re.escape("window.tbTippy(el, config);"),
         ],
         ["<script[^>]*src=[^>]*(search|popper|tippy|bootstrap)"],
-    ),
-    "each-theme-blocks-only-its-scheme": (
-        "",
-        [
-            'href="b.css" rel="stylesheet" media="\\(prefers-color-scheme: '
-            'light\\)"',
-            'href="b-dark.css" rel="stylesheet" media="\\(prefers-color-'
-            'scheme: dark\\)"',
-            "toggle\\(\\);</script>\n<script data-tb-scheme-release>",
-        ],
-        [],
     ),
     "wide-output-focusable": (
         output(WIDE),
@@ -187,16 +172,7 @@ def test_maths_is_drawn_at_build_time_with_its_fonts_preloaded(tmp_path):
     assert postrender.main([str(tmp_path)]) == 0
     drawn = path.read_text(encoding="utf-8")
     assert drawn.count('class="katex"') == 2
-    # Focusable, as tall as its tallest strut while it is not laid out.
-    display = drawn[drawn.index('class="math display"') :]
-    strut = max(
-        map(
-            float,
-            re.findall(r'katex-strut" style="height:([\d.]+)em', display),
-        )
-    )
-    focusable = '<span class="katex-display" tabindex="0" style="--tb-strut'
-    assert f'{focusable}:{strut:.2f}">' in drawn
+    assert '<span class="katex-display" tabindex="0">' in drawn  # scrolls
     assert "katex.min.js" not in drawn and "mathElements" not in drawn
     # The fonts its formulas use, fetched with the styles, as fonts are.
     fonts = re.findall(r'<link rel="preload" href="([^"]+)"[^>]*>', drawn)
@@ -207,29 +183,6 @@ def test_maths_is_drawn_at_build_time_with_its_fonts_preloaded(tmp_path):
     assert 'as="font" type="font/woff2" crossorigin' in drawn
     assert postrender.main([str(tmp_path)]) == 0  # drawn formulas stay
     assert path.read_text(encoding="utf-8") == drawn
-
-
-def test_maths_drawn_while_finishing_is_what_the_page_holds(monkeypatch):
-    calls = []
-
-    def draw(found):
-        calls.append(found)
-        return [f"<b>{tex}</b>" for tex, _ in found]
-
-    monkeypatch.setattr(maths.shutil, "which", lambda _: "/usr/bin/node")
-    monkeypatch.setattr(maths, "draw", draw)
-    raw = {"a.html": '<p><span class="math inline">x</span></p>'}
-    finished = {"a.html": raw["a.html"].replace("<p>", "<p id='n'>")}
-    drawn = maths.drawn_pages(finished, maths.start(raw))
-    assert drawn["a.html"] == (
-        "<p id='n'><span class=\"math inline\"><b>x</b></span></p>"
-    )
-    assert len(calls) == 1  # drawn once, while the pages were finished
-    # Had finishing changed a formula, the finished text is drawn again.
-    changed = {"a.html": raw["a.html"].replace(">x<", ">y<")}
-    drawn = maths.drawn_pages(changed, maths.start(raw))
-    assert "<b>y</b>" in drawn["a.html"] and calls[-1] == [["y", False]]
-    assert maths.start({"b.html": "<p>no formula</p>"}) is None
 
 
 def test_figures_carry_their_size_and_load_lazily_below_the_opening(tmp_path):
@@ -397,7 +350,6 @@ def site_with_icons(tmp_path, used):
 
 def test_the_icon_subset_replaces_quartos_font(tmp_path):
     css = (icons.HERE / icons.CSS).read_text(encoding="utf-8")
-    assert icons.subset_icons(css) == set(icons.ICONS)
     target = site_with_icons(tmp_path, "github")
     words = prune_css.site_words(tmp_path)
     assert icons.used_icons(words) == {"github", "file-pdf"}

@@ -359,9 +359,6 @@ def assert_finished(text, name):
     assert 'pagination-link" aria-label' not in text, name
     assert "<table class=" not in text, name  # focusable
     assert not re.search(r'<img src="[^":]+\.(png|svg)" (?!width=)', text)
-    # Each theme holds up the first paint only in its own scheme.
-    if "quarto-color-alternate" in text:
-        assert "data-tb-scheme-release" in text, name
     # The fixed header's height set before the first paint, and a phone's
     # contents under the title, on every page with them.
     if 'id="quarto-header"' in text:

@@ -1,28 +1,20 @@
 """Markup built once at render time, so a page lays itself out fewer times.
 
-postrender.py applies these to every page after each render:
-
-- Heading and figure anchors: AnchorJS (Quarto's hover link beside each
-  heading) adds them once the page is parsed, together with a stylesheet
-  that declares its icon font; that made the browser lay out the whole
-  page again (140 ms on a chapter page, unthrottled). They are written
-  into the page here, exactly as AnchorJS writes them, with its
-  stylesheet in the head: AnchorJS then finds them and does nothing.
-- Code lines: Quarto wraps every line of code in a `<span id="cbN-M">`
-  (an inline block, a target for code annotations and line numbers,
-  which the book does not use). A code block keeps one such wrapper for
-  all its lines (book.scss gives it the same line height): a tenth of a
-  chapter page's elements, and the costliest to lay out. A line long
-  enough to wrap keeps a wrapper of its own, for a hanging indent.
-- Code block sizes: a browser lays out a code block only when it comes
-  near the screen (`content-visibility: auto` in book.scss); until then
+- AnchorJS (Quarto's hover link beside each heading) adds its links and a
+  stylesheet once the page is parsed, which laid the whole page out again.
+  Written here as AnchorJS writes them, they are found by AnchorJS, which
+  then does nothing. Without it (2026-12-05, 3-4 runs): systems 0.95, not
+  0.97, with 80-140 ms more blocking time on each chapter page.
+- Quarto wraps every line of code in an inline block (for annotations and
+  line numbers, which the book does not use). A block keeps one wrapper
+  for its lines, and a long line one of its own, whose wrapped rest hangs
+  4 characters deeper than the line (Pandoc's hangs 5em from the block's
+  edge). Without it (2026-12-05, 5 runs) no score moved and blocking time
+  grew 10-50 ms: it stays for the indent.
+- A code block is laid out only near the screen (book.scss); until then
   it is as tall as its lines, counted here. Measured (Lighthouse mobile,
-  2026-12-05): either this or the same for paragraphs keeps systems.html
-  at 0.97 (median of 5); without both (and pruning), single runs gave
-  systems 0.81 and maths-and-code 0.83, blocking time about 500 ms. The
-  paragraphs' (their heights guessed from their characters) went.
-
-Only the standard library: Quarto may run this with any Python 3.
+  median of 5): this keeps systems.html at 0.97; without it (and pruning)
+  single runs gave systems 0.81 and maths-and-code 0.83.
 """
 
 from __future__ import annotations
@@ -75,13 +67,11 @@ LONG_LINE = 54
 
 
 def anchor_font(script: str) -> str | None:
-    """The icon font AnchorJS declares, from its script."""
     match = ANCHOR_FONT.search(script)
     return match.group(1) if match else None
 
 
 def _element_end(page: str, start: int, tag: str) -> int:
-    """Where the element opened at `start` closes (its end tag's start)."""
     if tag != "div":
         return page.find(f"</{tag}>", start)
     depth = 0
@@ -93,10 +83,8 @@ def _element_end(page: str, start: int, tag: str) -> int:
 
 
 def prebuilt_anchors(page: str, font: str | None) -> str:
-    """The page with AnchorJS's links and stylesheet already in it."""
     if font is None or 'class="anchorjs"' in page:
         return page
-    # Where AnchorJS puts its stylesheet: before the head's first one.
     head_end = page.find("</head>")
     first = FIRST_STYLE.search(page, 0, max(head_end, 0))
     if first is None:
@@ -125,8 +113,6 @@ def indentation(line: str) -> int:
 
 
 def hanging_line(line: str) -> str:
-    """A line of code's HTML; a long one in a wrapper that makes its
-    wrapped rest begin HANGING characters deeper than the line."""
     text = html.unescape(TAG.sub("", line))
     if len(text) <= LONG_LINE:
         return line
@@ -135,8 +121,6 @@ def hanging_line(line: str) -> str:
 
 
 def single_code_wrappers(page: str) -> str:
-    """Each code block's lines in one wrapper instead of one per line (a
-    long line keeps one of its own, for its hanging indent)."""
     if 'class="code-annotation' in page:
         return page  # annotations find their lines by these ids
 
@@ -152,10 +136,6 @@ def single_code_wrappers(page: str) -> str:
 
 
 def sized_code_blocks(page: str) -> str:
-    """Each code block with its number of lines (`--tb-lines`), the
-    height it takes unseen (a phone scrolls a long line; a wide screen
-    does not wrap it)."""
-
     def replace(match: re.Match) -> str:
         opening, code = match.groups()
         if " style=" in opening:

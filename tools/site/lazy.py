@@ -1,23 +1,15 @@
-"""What a page of the site loads only when the reader asks for it.
+"""What a page loads only when the reader asks for it, and what it loads early.
 
-postrender.py applies these to every page after each render:
-
-- Hover previews (Quarto's tooltips on cross-references, citations and
-  footnotes; Quarto built hundreds at load): each is built, and the
-  tooltip library (popper, tippy) loaded, when the pointer first rests on
-  its link or the link takes the focus.
-- Search's scripts and bootstrap.min.js load on the reader's first touch,
-  click or key, or opening the search; at once on a wide screen (the
-  search box is in the sidebar) and on a page opened from a search result
-  (`?q=`). A click on a Bootstrap toggle before then is replayed.
-- The fixed header's height is set before the first paint (Quarto's
-  script set it once the page was parsed: a layout shift), and is the
-  scroll padding, so a link's target does not land under the header.
-- The KaTeX fonts a page's formulas use (upright and italic) are fetched
-  with the stylesheets, not once the text is laid out (which laid every
-  formula out again).
-
-Only the standard library: Quarto may run this with any Python 3.
+- Quarto builds hundreds of hover previews at load; each is built (and
+  popper and tippy loaded) when its link is first hovered or focused.
+- Search and bootstrap.min.js load on the first touch, click or key (at
+  once on a wide screen, whose sidebar shows the search box, and on a
+  page opened from a search result); an early click on a toggle replays.
+- The fixed header's height, which Quarto sets once the page is parsed
+  (a layout shift), is set before the first paint, and is the scroll
+  padding: a link from another page lands its target below the header.
+- The KaTeX fonts a page uses are fetched with the stylesheets, not once
+  the text is laid out (which laid every formula out again).
 """
 
 from __future__ import annotations
@@ -133,7 +125,6 @@ HEADER_OFFSET = """<script data-tb-header-offset>
 
 
 def lazy_scripts(page: str) -> str:
-    """Search and tooltip scripts loaded on demand (head scripts deferred)."""
     if "data-tb-lazy-scripts" in page:
         return page
     head_end = page.find("</head>")
@@ -158,14 +149,10 @@ def lazy_scripts(page: str) -> str:
 
 
 def header_offset(page: str) -> str:
-    """The body padded for the fixed header before the first paint."""
-    if "data-tb-header-offset" in page or 'id="quarto-header"' not in page:
-        return page
     start = page.find('id="quarto-header"')
-    end = page.find(HEADER_END, start)
-    if end < 0:
+    end = page.find(HEADER_END, start) + len(HEADER_END)
+    if start < 0 or end < len(HEADER_END) or "data-tb-header-offset" in page:
         return page
-    end += len(HEADER_END)
     return page[:end] + HEADER_OFFSET + page[end:]
 
 
@@ -186,7 +173,6 @@ PRELOAD = (
 
 
 def preload_maths_fonts(page: str) -> str:
-    """The page fetches the KaTeX fonts its maths uses with its styles."""
     link = KATEX_CSS.search(page)
     if not link or "data-tb-font" in page:
         return page

@@ -2,14 +2,11 @@
 
 Quarto puts both in the right-hand margin, which it hides below 992 px
 (quarto-dev/quarto-cli#5961): a phone reader of a chapter had neither a
-list of its sections nor the links to its notebook and Colab. This copies
-them into a closed `<details>` under the page's title, which book.scss
-shows only below that width. The copy keeps no `id` (each stays unique
-to Quarto's own table), and its nested lists stay open. Quarto's
-`toc-location: right-body` was considered: it prints a second, open table
-on every screen, without the notebook links.
-
-Only the standard library: Quarto may run this with any Python 3.
+list of its sections nor the links to its notebook and Colab. A copy goes
+in a closed `<details>` under the title (book.scss shows it only there),
+without ids (they stay unique to Quarto's table). Quarto's `toc-location:
+right-body` prints a second, open table on every screen, without the
+notebook links.
 """
 
 from __future__ import annotations
@@ -28,7 +25,6 @@ SUMMARY = "On this page"
 
 
 def phone_contents(page: str) -> str:
-    """The page with a phone's copy of its contents under its title."""
     toc = TOC.search(page)
     main = page.find('<main class="content"')
     title_end = page.find(TITLE_END, max(main, 0))

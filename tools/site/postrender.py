@@ -1,32 +1,19 @@
 """Finish the rendered website: load only what a page needs, when it needs it.
 
-Quarto runs this after every render (`project: post-render` in _quarto.yml)
-on the pages it wrote (pages_to_finish); by hand:
-`.venv/bin/python -m tools.site.postrender _book`. Finishing twice changes
-nothing. Here, each page:
+Rendered by Quarto alone, the book scored 0.37 (systems) to 0.83 (course)
+in Lighthouse mobile; finished here, 0.95-1.00. Quarto runs this after
+every render (`post-render` in _quarto.yml; by hand:
+`.venv/bin/python -m tools.site.postrender _book`); finishing twice
+changes nothing. Only the standard library: Quarto may run this with any
+Python 3.
 
-- loads the explorers' OJS runtime (about 900 KB) and their libraries
-  (Inputs, htl) only when an explorer comes near the screen;
-- holds up its first paint only for the theme of the reader's scheme (a
-  `media` query on each; SCHEME_RELEASE applies a stored choice);
-- defers the scripts of its head;
-- makes focusable what may scroll sideways on a phone (book.scss): wide
-  printed outputs and code, tables;
-- gives each figure its size, and loads it lazily unless it is the first
-  in the page's opening;
-- drops the empty link before every line of code (a sixth of a chapter's
-  elements) and the previous/next links' aria-label (it left out the
-  chapter number their text shows), and names the floating scheme toggle.
-
-Its siblings, each described in its docstring: maths.py (maths drawn at
-build time), lazy.py (search, previews and Bootstrap's script on first
-use; the header's height before the first paint), dom.py (AnchorJS's
-links and one wrapper per code block written here; code blocks sized for
-content-visibility), icons.py (the icon subset), prune_css.py (unused
-Bootstrap rules dropped), search_text.py (the search index's formulas as
-symbols), phone_contents.py (the contents under a phone's title).
-
-Only the standard library: Quarto may run this with any Python 3.
+Each rewrite switched off alone (Lighthouse mobile, 2026-12-05; the table
+is in the commit message "Post-render ablation"): the lazy OJS runtime
+costs the explorers' pages 0.10-0.12, eager figures up to 0.11, the
+header height (lazy.py) and the KaTeX font preload 0.02 each, with layout
+shifts of 0.07-0.095. Figure sizes (Quarto gives none) keep a figure from
+moving the text; each code line's empty link points at the wrapper
+dom.py drops (1,576 broken anchors on systems.html).
 """
 
 from __future__ import annotations
@@ -98,35 +85,6 @@ if (!tbFirstCell || !("IntersectionObserver" in window)) {{
   tbObserver.observe(tbFirstCell.closest("section") || tbFirstCell);
 }}
 </script>"""
-SCHEME_LINK = re.compile(
-    r'<link href="[^"]*" rel="stylesheet"[^>]*'
-    r'class="(quarto-color-scheme(?:-extra)?)( quarto-color-alternate)?"'
-)
-# After Quarto's own colour-scheme script: a stylesheet Quarto enables
-# applies whatever the system scheme (its media query) says, at load when
-# the reader chose the other scheme before, and on every switch.
-SCHEME_RELEASE = """<script data-tb-scheme-release>
-(() => {
-  const release = () => {
-    const links = document.querySelectorAll(
-      "link.quarto-color-scheme, link.quarto-color-scheme-extra");
-    for (const link of links) {
-      if (link.rel === "stylesheet") link.media = "all";
-    }
-  };
-  release();
-  const toggle = window.quartoToggleColorScheme;
-  if (toggle) {
-    window.quartoToggleColorScheme = () => { toggle(); release(); };
-  }
-  matchMedia("(prefers-color-scheme: dark)").addEventListener(
-    "change", release);
-})();
-</script>
-"""
-BEFORE_BODY_END = re.compile(
-    r'(<script id="quarto-html-before-body".*?</script>\n?)', re.S
-)
 HEAD_SCRIPT = re.compile(r'<script src="([^"]+)"></script>')
 OUTPUT_PRE = re.compile(
     r'(<div class="cell-output cell-output-stdout">\s*)<pre>(<code>(.*?)'
@@ -141,7 +99,6 @@ CODE_PRE = re.compile(
 
 
 def lazy_ojs(page: str) -> str:
-    """The page with its OJS runtime loaded on demand (if it has one)."""
     tag = RUNTIME_TAG.search(page)
     start = RUNTIME_START.search(page)
     if not tag or not start:
@@ -167,26 +124,7 @@ def lazy_ojs(page: str) -> str:
     return RUNTIME_TAG.sub("", page, count=1)
 
 
-def scheme_media(page: str) -> str:
-    """Each theme stylesheet blocks rendering only in its own scheme."""
-    if "data-tb-scheme-release" in page or not BEFORE_BODY_END.search(page):
-        return page
-
-    def replace(match: re.Match) -> str:
-        scheme = "dark" if match.group(2) else "light"
-        return match.group(0).replace(
-            'rel="stylesheet"',
-            f'rel="stylesheet" media="(prefers-color-scheme: {scheme})"',
-        )
-
-    page = SCHEME_LINK.sub(replace, page)
-    return BEFORE_BODY_END.sub(
-        lambda m: m.group(1) + SCHEME_RELEASE, page, count=1
-    )
-
-
 def defer_head_scripts(page: str) -> str:
-    """The page with the classic scripts of its head deferred."""
     head_end = page.find("</head>")
     if head_end < 0:
         return page
@@ -196,44 +134,23 @@ def defer_head_scripts(page: str) -> str:
     return head + page[head_end:]
 
 
-def wider_than_a_phone(markup: str) -> bool:
-    """Whether a line of a block's text is longer than a phone's row."""
-    text = html.unescape(dom.TAG.sub("", markup))
-    return max(map(len, text.split("\n")), default=0) > PHONE_COLUMNS
-
-
 def focusable_when_wide(page: str, block: re.Pattern, label: str) -> str:
-    """Each block (its text the pattern's last group) with a line wider
-    than a phone focusable, so that a keyboard can scroll it there."""
+    """Each block (its text the pattern's last group) that scrolls
+    sideways on a phone (book.scss) focusable, so a keyboard can scroll
+    it (axe: scrollable-region-focusable)."""
     focusable = f'<pre tabindex="0" role="region" aria-label="{label}"'
-    return block.sub(
-        lambda m: (
-            m.group(0).replace("<pre", focusable, 1)
-            if wider_than_a_phone(m.group(m.lastindex))
-            else m.group(0)
-        ),
-        page,
-    )
 
+    def replace(match: re.Match) -> str:
+        text = html.unescape(dom.TAG.sub("", match.group(match.lastindex)))
+        if max(map(len, text.split("\n"))) <= PHONE_COLUMNS:
+            return match.group(0)
+        return match.group(0).replace("<pre", focusable, 1)
 
-def focusable_outputs(page: str) -> str:
-    """Wide printed outputs focusable, so a keyboard can scroll them."""
-    return focusable_when_wide(page, OUTPUT_PRE, "Printed output")
-
-
-def focusable_code(page: str) -> str:
-    """Code blocks with a line wider than a phone (book.scss scrolls them)."""
-    return focusable_when_wide(page, CODE_PRE, "Code")
-
-
-def focusable_tables(page: str) -> str:
-    """Tables focusable: on a phone they may scroll sideways."""
-    return TABLE.sub(r'<table tabindex="0"\1>', page)
+    return block.sub(replace, page)
 
 
 def image_size(path: Path) -> tuple[int, int] | None:
-    """Width and height in CSS pixels of a PNG file (from its header) or
-    an SVG file (from its root element: 1 pt is 4/3 px)."""
+    """Width and height in CSS pixels of a PNG or SVG file."""
     try:
         with path.open("rb") as file:
             header = file.read(2048)
@@ -256,12 +173,9 @@ def image_size(path: Path) -> tuple[int, int] | None:
 
 
 def sized_lazy_images(page: str, folder: Path) -> str:
-    """Each figure with its size; lazy, but for a first one near the top.
-
-    A page's first figure loads at once only if it is in the page's
-    opening, before its first section heading (where it may be on the
-    first screen); further down, it would only slow the first screen.
-    """
+    """Each figure with its size (no layout shift as it arrives); lazy,
+    but for a first one before the first section heading, which may be on
+    the first screen."""
     seen = 0
     opening = dom.opening_end(page)
 
@@ -278,31 +192,31 @@ def sized_lazy_images(page: str, folder: Path) -> str:
     return IMAGE.sub(replace, page)
 
 
-def named_floating_toggle(page: str) -> str:
-    """The page with the colour-scheme toggle Quarto floats in its corner
-    (where a page has none of its own: the 404 page, which has no
-    sidebar) named as the sidebar's is; an icon alone is no name (axe:
-    link-name)."""
-    return FLOATING_TOGGLE.sub(
+def finish(page: str, anchor_font: str | None = None) -> str:
+    # The 404 page's scheme toggle (it has no sidebar's) is an icon alone:
+    # no name (axe: link-name).
+    page = FLOATING_TOGGLE.sub(
         r'\1\n      a.title = "Toggle dark mode";', page
     )
-
-
-def finish(page: str, anchor_font: str | None = None) -> str:
-    page = named_floating_toggle(page)
+    # The previous/next links' aria-label left out the chapter number their
+    # text shows; each code line's empty link points at the line's wrapper,
+    # which dom.single_code_wrappers drops.
     page = CODE_LINE_ANCHOR.sub("", PAGINATION_LABEL.sub(r"\1", page))
-    page = dom.single_code_wrappers(focusable_tables(page))
-    page = focusable_code(page)
+    # On a phone a table may scroll sideways (book.scss).
+    page = TABLE.sub(r'<table tabindex="0"\1>', page)
+    page = dom.single_code_wrappers(page)
+    page = focusable_when_wide(page, CODE_PRE, "Code")
     page = dom.sized_code_blocks(page)
     page = dom.prebuilt_anchors(page, anchor_font)
     page = lazy.lazy_scripts(defer_head_scripts(lazy_ojs(page)))
-    page = phone_contents.phone_contents(scheme_media(page))
-    return lazy.header_offset(focusable_outputs(page))
+    page = phone_contents.phone_contents(page)
+    page = focusable_when_wide(page, OUTPUT_PRE, "Printed output")
+    return lazy.header_offset(page)
 
 
 def pages_to_finish(site: Path, environ: Mapping[str, str]) -> list[Path]:
-    """Every page, or those Quarto lists when it rendered only some (one
-    chapter's, say): the render that wrote the others finished them."""
+    """Every page, or those Quarto wrote when it rendered only some: the
+    render that wrote the others finished them."""
     pages = sorted(site.rglob("*.html"))
     listed = environ.get("QUARTO_PROJECT_OUTPUT_FILES")
     if environ.get("QUARTO_PROJECT_RENDER_ALL") == "1" or not listed:
@@ -323,13 +237,11 @@ def main(argv: list[str], environ: Mapping[str, str] = os.environ) -> int:
         path: path.read_text(encoding="utf-8")
         for path in pages_to_finish(Path(site), environ)
     }
-    drawing = maths.start(pages)  # Node draws while the pages are finished
     finished = maths.drawn_pages(
         {
             path: sized_lazy_images(finish(page, font), path.parent)
             for path, page in pages.items()
-        },
-        drawing,
+        }
     )
     for path, page in finished.items():
         page = lazy.preload_maths_fonts(page)

@@ -1,14 +1,9 @@
 """The search index's maths, as text a reader can read in a search result.
 
 Quarto writes each formula into `search.json` as its TeX, and the search
-box shows it so: "X \\in \\mathbb{R}^{B \\times S \\times D}". postrender.py
-rewrites the index's text with the commands the book uses turned into
-their symbols, "X ∈ ℝ^B × S × D"; a formula is still found by its
-letters. Only these commands are rewritten, so a backslash in printed
-code ("\\n") stays as it is. A callout's kind, which the index glues to
-its title ("NoteDefinition: a term"), is dropped.
-
-Only the standard library: Quarto may run this with any Python 3.
+box shows it so: "X \\in \\mathbb{R}^{B \\times S \\times D}"; this makes it
+"X ∈ ℝ^B × S × D". Only the commands the book uses are rewritten, so a
+backslash in printed code ("\\n") stays.
 """
 
 from __future__ import annotations
@@ -54,7 +49,6 @@ ARGUMENT = r"\{([^{}]*)\}"
 
 
 def readable(text: str) -> str:
-    """text with the book's TeX commands turned into what they show."""
     # Innermost braces first: \mathbb{R}^{D_{ff} \times D} takes two rounds.
     for _ in range(5):
         simpler = _one_round(text)
@@ -117,7 +111,6 @@ def without_callout_kinds(text: str) -> str:
 
 
 def rewrite_index(site: Path) -> None:
-    """The site's search.json, its text made readable (if it has one)."""
     path = site / "search.json"
     if not path.is_file():
         return
@@ -129,7 +122,6 @@ def rewrite_index(site: Path) -> None:
                 text = without_callout_kinds(readable(entry[key]))
                 changed = changed or text != entry[key]
                 entry[key] = text
-    # As postrender.py writes only the pages it changed.
     if changed:
         text = json.dumps(entries, ensure_ascii=False)
         path.write_text(text, encoding="utf-8")

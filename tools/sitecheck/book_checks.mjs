@@ -3,31 +3,12 @@
 //
 //   node tools/sitecheck/book_checks.mjs BASE PAGE...   (BASE: a served site)
 //
-// Each page is scrolled through as a reader would, so that the explorers
-// (loaded when their section comes near the screen) and every block laid
-// out only near the screen are there, then checked, in the light and the
-// dark scheme: axe-core (serious and critical violations); no JavaScript
-// error, no unused preload, no request to another host (blocked); an
-// explorer cleared of its number must change what it shows; a table row
-// stands in its columns; no figure shown light in the dark scheme. On a
-// phone: the page, its opened menu and every equation fit the screen, no
-// code runs under a see-through copy button, a link from another page
-// lands below the fixed header; on a desktop every printed output fits its
-// column; at both widths a block laid out only near the screen stands in
-// at about its height (tools/site/dom.py: a wrong guess moves the page).
-//
-// Maintained tools tried first: @axe-core/cli (with chromium-driver) runs
-// axe on the page as loaded: it cannot scroll, its window is capped at the
-// screen (437 px high whatever --window-size asks), so the explorers never
-// load and 397 nodes of systems.html stay "incomplete"; axe-core therefore
-// runs here, after the scroll. @axe-core/puppeteer would save five lines
-// but makes npm install the full puppeteer (its peer), which downloads a
-// browser. The other checks are the book's own: no tool knows its
-// explorers, its dark figures or its stand-in heights.
-//
-// A browser call that hangs fails after SITECHECK_TIMEOUT seconds (60),
-// naming the page; the page is then checked once more in a new tab.
-// Prints each problem as "PAGE: problem"; exits 1 on any.
+// Prints "PAGE: problem" for each problem; exits 1 on any. Tried first:
+// @axe-core/cli runs axe on the page as loaded, in a window capped at the
+// screen: it cannot scroll, so the explorers (loaded near the screen) are
+// never there. @axe-core/puppeteer needs the full puppeteer, which
+// downloads a browser. No tool knows the explorers, the dark figures or
+// the stand-in heights.
 
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -43,22 +24,29 @@ const axeSource = readFileSync(
 const PHONE = { width: 412, height: 915, isMobile: true, hasTouch: true };
 const DESKTOP = { width: 1366, height: 900 };
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-// Scroll through the page, a screen at a time, and back to its top.
-async function scrollThrough() {
-  const frames = () =>
-    new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-  for (let y = 0; y < document.body.scrollHeight; y += innerHeight / 2) {
-    scrollTo(0, y);
-    await frames();
-  }
-  scrollTo(0, 0);
-  await frames();
-}
+// In the page (puppeteer sends each checking function's source alone).
+const HELPERS = `
+  window.tbFrames = () => new Promise((r) =>
+    requestAnimationFrame(() => requestAnimationFrame(r)));
+  window.tbScroll = async (step) => {
+    for (let y = 0; y < document.documentElement.scrollHeight; y += step) {
+      scrollTo(0, y);
+      await tbFrames();
+    }
+    scrollTo(0, 0);
+    await tbFrames();
+  };
+  window.tbText = (element, length) => JSON.stringify(
+    element.textContent.trim().replace(/\\s+/g, " ").slice(0, length));
+  window.tbType = async (input, text) => {
+    input.value = text;
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    await new Promise((r) => setTimeout(r, 200));
+  };`;
 
 // axe-core's serious and critical violations. Text of one or two
-// characters (a quiz's answer buttons "a" to "d") axe leaves "incomplete"
-// even where it measured both colours: below the ratio, it counts here.
+// characters (a quiz's answer buttons) axe leaves "incomplete" even where
+// it measured both colours: below the ratio, it counts here.
 async function axeViolations() {
   const run = await window.axe.run(document, {
     resultTypes: ["violations", "incomplete"],
@@ -72,54 +60,42 @@ async function axeViolations() {
       "sufficient color contrast", nodes: v.nodes.filter(faint) }));
   return [...run.violations, ...shortText]
     .filter((v) => v.nodes.length && ["serious", "critical"].includes(v.impact))
-    .map((v) => `${v.impact} ${v.id}: ${v.help} [` +
+    .map((v) => `axe ${v.impact} ${v.id}: ${v.help} [` +
       v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ") + "]");
 }
 
-// An explorer (a form of number fields) whose first field, cleared, leaves
-// the page as it was: it still shows results for a number no longer there.
-async function staleExplorers() {
+// In the light scheme: an explorer whose first number field, cleared,
+// leaves the page as it was (its results are stale), and a table row
+// holding other than cells or out of the head's columns (explorers build
+// their tables in the page).
+async function lightProblems() {
   const problems = [];
-  const type = async (input, text) => {
-    input.value = text;
-    input.dispatchEvent(new Event("input", { bubbles: true }));
-    await new Promise((r) => setTimeout(r, 200));
-  };
   for (const form of document.querySelectorAll("form")) {
     const input = form.querySelector('input[type="number"]');
     if (!input || form.parentElement?.closest("form")) continue;
     const [value, before] = [input.value, document.body.innerText];
-    await type(input, "");
+    await tbType(input, "");
     if (document.body.innerText === before) {
       const name = input.labels?.[0]?.textContent.trim() || input.name;
       problems.push(`clearing the field "${name}" changes nothing on the ` +
         `page: its results still show those for ${value}`);
     }
-    await type(input, value);
+    await tbType(input, value);
   }
-  return problems;
-}
-
-// A table row holding something other than cells, or spanning more or
-// fewer columns than the head (explorers build their tables in the page).
-function misalignedRows() {
-  const problems = [];
   const width = (row) => [...row.cells].reduce((s, c) => s + c.colSpan, 0);
-  const text = (e, n) =>
-    JSON.stringify(e.textContent.trim().replace(/\s+/g, " ").slice(0, n));
   for (const table of document.querySelectorAll("table")) {
     const head = table.tHead?.rows[0];
     const spans = [...table.querySelectorAll("td, th")]
       .some((c) => c.rowSpan > 1);
-    const name = `the table ${text(table.caption ?? table, 50)} has a row`;
+    const name = `the table ${tbText(table.caption ?? table, 50)} has a row`;
     for (const row of table.rows) {
       const stray = [...row.children].find((c) => !/^T[DH]$/.test(c.tagName));
       if (stray) {
         problems.push(`${name} holding a <${stray.tagName.toLowerCase()}> ` +
-          `among its cells: ${text(row, 40)}`);
+          `among its cells: ${tbText(row, 40)}`);
       } else if (head && !spans && width(row) !== width(head)) {
         problems.push(`${name} of ${width(row)} columns under a head of ` +
-          `${width(head)}: ${text(row, 40)}`);
+          `${width(head)}: ${tbText(row, 40)}`);
       }
     }
   }
@@ -128,7 +104,7 @@ function misalignedRows() {
 
 // In the dark scheme, a figure drawn light (mean lightness above a half,
 // transparency as white) and shown uninverted: a white box on the page.
-async function glaringFigures() {
+async function darkProblems() {
   const canvas = Object.assign(document.createElement("canvas"),
     { width: 64, height: 64 });
   const context = canvas.getContext("2d", { willReadFrequently: true });
@@ -171,16 +147,15 @@ async function phoneProblems(width) {
     const end = code.getBoundingClientRect().left + code.scrollWidth;
     if (seeThrough && end > button.getBoundingClientRect().left) {
       problems.push("on a phone code runs beneath a see-through copy " +
-        `button: ${JSON.stringify(code.textContent.trim().slice(0, 40))}`);
+        `button: ${tbText(code, 40)}`);
       break;
     }
   }
   for (const equation of document.querySelectorAll(".katex-display")) {
-    equation.style.contentVisibility = "visible";
     if (equation.scrollWidth > equation.clientWidth + 1) {
-      const tex = equation.querySelector("annotation")?.textContent ?? "";
-      problems.push("on a phone an equation scrolls sideways: " +
-        JSON.stringify(tex.trim().replace(/\s+/g, " ").slice(0, 40)));
+      const tex = equation.querySelector("annotation") ?? equation;
+      problems.push(`on a phone an equation scrolls sideways: ${tbText(tex,
+        40)}`);
     }
   }
   document.querySelector(".quarto-btn-toggle")?.click(); // the chapters' menu
@@ -203,12 +178,14 @@ function desktopProblems() {
   return [...document.querySelectorAll(".cell-output pre")]
     .filter((output) => output.scrollWidth > output.clientWidth + 1)
     .map((output) => "on a desktop a printed output scrolls sideways: " +
-      JSON.stringify(output.textContent.trim().slice(0, 50)));
+      tbText(output, 50));
 }
 
-// Blocks laid out only near the screen (content-visibility: auto) with
-// the height they stand in at, the height they take once seen, their row.
-async function standIns() {
+// Blocks laid out only near the screen (content-visibility: auto) stand in
+// at a guessed height (tools/site/dom.py). More than a row out on the first
+// screen moves the page as it appears; more than two rows and a sixth out
+// further down, its length jumps as it is scrolled. Three are named.
+async function standInProblems(view) {
   const skippable = [...document.body.querySelectorAll("*")].filter((e) =>
     getComputedStyle(e).contentVisibility === "auto" && e.checkVisibility());
   const blocks = skippable
@@ -224,32 +201,21 @@ async function standIns() {
         row: parseFloat(t.lineHeight) || 1.2 * parseFloat(t.fontSize),
         firstScreen: top >= 0 && top < innerHeight };
     });
-  const frames = () =>
-    new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-  for (let y = 0; y < document.documentElement.scrollHeight; y += innerHeight) {
-    scrollTo(0, y);
-    await frames();
+  await tbScroll(innerHeight);
+  for (const block of blocks) {
+    block.height = block.element.getBoundingClientRect().height;
+    block.off = Math.abs(block.height - block.guess) / block.row;
+    block.moves = block.firstScreen && block.off > 1;
   }
-  scrollTo(0, 0);
-  return blocks.map(({ element, ...block }) => ({ ...block,
-    height: element.getBoundingClientRect().height,
-    text: element.textContent.trim().replace(/\s+/g, " ").slice(0, 40) }));
-}
-
-// A guess more than a row out on the first screen moves the page as it
-// appears; more than two rows and a sixth out further down, its length
-// jumps as it is scrolled. Three are named, the rest counted.
-function standInProblems(blocks, view) {
-  const off = (b) => Math.abs(b.height - b.guess) / b.row;
   const kinds = [
     [`on a ${view} the first screen moves as it appears:`,
-      blocks.filter((b) => b.firstScreen && off(b) > 1)],
+      blocks.filter((b) => b.moves)],
     [`on a ${view} the page's length jumps as it is scrolled:`,
-      blocks.filter((b) => !(b.firstScreen && off(b) > 1) && off(b) > 2 &&
-        off(b) * b.row > b.height / 6)],
+      blocks.filter((b) => !b.moves && b.off > 2 &&
+        b.off * b.row > b.height / 6)],
   ];
   return kinds.flatMap(([where, list]) => [
-    ...list.slice(0, 3).map((b) => `${where} ${JSON.stringify(b.text)} is ` +
+    ...list.slice(0, 3).map((b) => `${where} ${tbText(b.element, 40)} is ` +
       `laid out only near the screen and stands in at ${Math.round(b.guess)}` +
       ` px for its ${Math.round(b.height)} px`),
     ...(list.length > 3 ? [`${where} ${list.length - 3} more such blocks`]
@@ -257,32 +223,32 @@ function standInProblems(blocks, view) {
   ]);
 }
 
-// The section a link from another page lands on (the middle one), and how
-// far the fixed header then covers its heading.
+// The section a link from another page lands on (the middle one).
 function middleSection() {
   const level2 = document.querySelectorAll("section.level2[id]");
   const all = level2.length ? level2 : document.querySelectorAll("section[id]");
   return all[Math.floor(all.length / 2)]?.id ?? "";
 }
+// How far the fixed header covers that section's heading.
 function coveredBy(id) {
   const header = [...document.querySelectorAll("header, #quarto-header")]
     .filter((h) => ["fixed", "sticky"].includes(getComputedStyle(h).position))
     .map((h) => h.getBoundingClientRect().bottom);
   const section = document.getElementById(id);
   const heading = section.querySelector(":scope > :is(h1, h2, h3, h4, h5)");
-  const top = (heading || section).getBoundingClientRect().top;
-  return Math.max(0, ...header) - top;
+  return Math.max(0, ...header) - (heading || section).getBoundingClientRect()
+    .top;
 }
 
 async function checkPage(tab, url) {
   const problems = [];
-  const hosts = new Set();
   const errors = new Set();
+  await tab.evaluateOnNewDocument(HELPERS);
   await tab.setRequestInterception(true);
   tab.on("request", (request) => {
     const target = new URL(request.url());
     if (/^(https?|wss?):$/.test(target.protocol) && target.origin !== origin) {
-      hosts.add(request.url());
+      errors.add(`requests another host: ${request.url()}`);
       request.abort("blockedbyclient");
     } else request.continue();
   });
@@ -298,38 +264,35 @@ async function checkPage(tab, url) {
   });
   const open = (address, waitUntil = "load") =>
     tab.goto(address, { waitUntil, timeout: TIMEOUT });
+  const check = async (f, ...args) => problems.push(...await tab.evaluate(f,
+    ...args));
   let loaded = 0;
   for (const scheme of ["light", "dark"]) {
     await tab.emulateMediaFeatures([
       { name: "prefers-color-scheme", value: scheme }]);
     await open(url, scheme === "light" ? ["load", "networkidle0"] : "load");
     loaded ||= Date.now();
-    await tab.evaluate(scrollThrough);
+    await tab.evaluate(() => tbScroll(innerHeight / 2));
     await tab.waitForNetworkIdle({ idleTime: 500, timeout: TIMEOUT });
     await tab.evaluate(axeSource);
-    for (const v of await tab.evaluate(axeViolations)) {
-      problems.push(`axe ${v} (${scheme} scheme)`);
-    }
+    const axe = await tab.evaluate(axeViolations);
+    problems.push(...axe.map((v) => `${v} (${scheme} scheme)`));
     if (scheme === "light") {
-      problems.push(...(await tab.evaluate(staleExplorers)));
-      problems.push(...(await tab.evaluate(misalignedRows)));
-      // Chromium warns of an unused preload 3 s after the load event.
-      await sleep(loaded + 3500 - Date.now());
-    } else problems.push(...(await tab.evaluate(glaringFigures)));
+      await check(lightProblems);
+      await sleep(loaded + 3500 - Date.now()); // Chromium's unused preload
+    } else await check(darkProblems);
   }
   await tab.emulateMediaFeatures([]);
-  for (const [view, size, check] of [["phone", PHONE, phoneProblems],
+  for (const [view, size, views] of [["phone", PHONE, phoneProblems],
     ["desktop", DESKTOP, desktopProblems]]) {
     await tab.setViewport(size);
     await open(url);
-    problems.push(...(await tab.evaluate(check, size.width)));
-    await open(url);
-    problems.push(...standInProblems(await tab.evaluate(standIns), view));
+    await check(standInProblems, view); // first: it needs the first screen
+    await check(views, size.width);
   }
-  await tab.setViewport(PHONE);
-  await open(url);
   const id = await tab.evaluate(middleSection);
   if (id) {
+    await tab.setViewport(PHONE);
     await open("about:blank");
     await open(`${url}#${id}`);
     await sleep(500);
@@ -339,7 +302,6 @@ async function checkPage(tab, url) {
         `under the fixed header (${Math.round(covered)} px of it hidden)`);
     }
   }
-  for (const url of hosts) problems.push(`requests another host: ${url}`);
   return [...problems, ...errors];
 }
 
@@ -353,7 +315,7 @@ const launch = () => puppeteer.launch({
 const close = (thing) => Promise.race([thing?.close(), sleep(5000)])
   .catch(() => {});
 // Each page in a tab of its own; a page the browser failed on (an error, or
-// no answer) is tried once more, in a new browser.
+// no answer in 4 SITECHECK_TIMEOUTs) is tried once more, in a new browser.
 let browser = await launch();
 let failed = false;
 for (const page of pages) {

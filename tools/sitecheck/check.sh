@@ -48,8 +48,6 @@ server=
 trap '[ -n "$server" ] && kill "$server"; rm -rf "$work"' EXIT
 status=0
 declare -A result
-
-declare -A took
 echo "== links and anchors (linkinator)"
 rewrite=()
 [ "$prefix" != / ] && rewrite=(--url-rewrite-search "$prefix" --url-rewrite-replace /)
@@ -60,7 +58,6 @@ if "$bin/linkinator" "${pages[@]}" --server-root "$site" --recurse --check-fragm
 else
     result[links]=FAILED status=1
 fi
-took[links]=$SECONDS
 
 echo "== the book's checks in Chromium (axe, errors, other hosts, layout)"
 # Served as GitHub Pages serves it, under its folder.
@@ -77,7 +74,6 @@ if SITECHECK_TIMEOUT=$timeout node "$here/book_checks.mjs" "http://127.0.0.1:$po
 else
     result[browser]=FAILED status=1
 fi
-took[browser]=$((SECONDS - took[links]))
 
 if [ $lighthouse = 1 ]; then
     echo "== Lighthouse CI (mobile; the median of each page's runs counts)"
@@ -110,12 +106,11 @@ for page, runs in sorted(scores.items()):
           f"  {statistics.median(access):.2f}")
 EOF
     "$bin/lhci" assert --config="$here/lighthouserc.json" || { result[lighthouse]=FAILED; status=1; }
-    took[lighthouse]=$((SECONDS - took[links] - took[browser]))
 fi
 
 echo
 for check in links browser lighthouse; do
-    echo "$check: ${result[$check]:-skipped}${took[$check]:+ (${took[$check]} s)}"
+    echo "$check: ${result[$check]:-skipped}"
 done
 [ $status = 0 ] && echo "site check passed: ${#pages[@]} pages" || echo "site check FAILED"
 exit $status
