@@ -112,19 +112,20 @@ def _contains(haystack: list[float], needle: list[float]) -> bool:
 
 def _labelled_outputs(notebook) -> dict[str, str]:
     return {
-        str(label): "".join(output_texts(cell))
+        str(label): "".join(output_texts(cell, ("text/plain",)))
         for cell in notebook.cells
         if cell.cell_type == "code"
         and (label := qmd_module.cell_options(cell.source).get("label"))
     }
 
 
-def output_texts(cell) -> list[str]:
+def output_texts(cell, kinds: tuple[str, ...] = ("text/",)) -> list[str]:
+    """What a cell printed, and its outputs' data of the kinds given."""
     texts = []
     for output in cell.get("outputs", []):
         texts.append(output.get("text", ""))
         for kind, data in output.get("data", {}).items():
-            if kind.startswith("text/"):
+            if kind.startswith(kinds):
                 texts.append("".join(data))
     return texts
 
