@@ -193,22 +193,11 @@ def public_text(root: Path, name: str) -> str:
 
 def occurs(needle: str, haystack: str) -> bool:
     """`needle` in `haystack`, not inside a longer word or number."""
-    start = haystack.find(needle)
-    while start >= 0:
-        before = haystack[start - 1 : start]
-        after = haystack[start + len(needle) : start + len(needle) + 2]
-        joined_before = (
-            needle[0].isalnum() and before != "" and before in "._"
-        ) or (needle[0].isalnum() and before.isalnum())
-        joined_after = needle[-1].isalnum() and (
-            after[:1].isalnum()
-            or after[:1] == "_"
-            or (after[:1] == "." and after[1:2].isdigit())
-        )
-        if not joined_before and not joined_after:
-            return True
-        start = haystack.find(needle, start + 1)
-    return False
+    if needle not in haystack:
+        return False  # the usual case, without a pattern to compile
+    before = r"(?<![\w.])" if needle[0].isalnum() else ""
+    after = r"(?![\w]|\.\d)" if needle[-1].isalnum() else ""
+    return bool(re.search(before + re.escape(needle) + after, haystack))
 
 
 def check_no_answers_for_students(root: Path) -> list[str]:
