@@ -7,7 +7,7 @@ import nbformat
 
 from tools.export import markdown as nbmarkdown
 from tools.source import qmd as qmd_module
-from tools.source.numbers import find_root, load_book
+from tools.source.numbers import load_book
 
 
 def to_notebook(qmd: qmd_module.Qmd, edition: str) -> nbformat.NotebookNode:
@@ -38,7 +38,8 @@ def edition_cells(
 ) -> list[tuple[nbformat.NotebookNode, bool]]:
     """The instructor edition's cells, each with whether it is a solution
     (the student edition is the others)."""
-    chapter = nbmarkdown.Chapter(load_book(find_root(qmd.path)), qmd.path)
+    root = qmd.path.resolve().parents[1]  # a chapter is in root/chapters
+    chapter = nbmarkdown.Chapter(load_book(root), qmd.path)
     cells = []
     for index, part in enumerate(qmd.parts):
         if part[0] == "code":

@@ -65,13 +65,6 @@ class Book:
 _CACHE: dict = {}
 
 
-def find_root(path: Path) -> Path:
-    for folder in Path(path).resolve().parents:
-        if (folder / "_quarto.yml").exists():
-            return folder
-    raise FileNotFoundError(f"{path}: no _quarto.yml in any parent folder")
-
-
 def load_book(root: Path) -> Book:
     """The book's numbers, titles, links and works, cached (Pandoc is
     slow) while no file of the book changes."""
