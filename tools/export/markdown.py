@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tools.source.book import pinned
 from tools.source.numbers import HEADING, KINDS, LABEL, Book
-from tools.source.qmd import DIV_CLOSE, DIV_OPEN, code_fence
+from tools.source.qmd import DIV_CLOSE, DIV_OPEN, KIND, code_fence
 
 # `@Fig-x` is Quarto's capitalised form of `@fig-x`; both read "Figure".
 XREF = re.compile(rf"(?<![\w@])(-?)@((?i:{KINDS})-[\w-]*\w)")
@@ -23,7 +23,6 @@ BRACKETS = re.compile(r"\[([^\[\]]*@[^\[\]]*)\](?![(\[{])")
 ITEM = re.compile(r"^(.*?)(-?)@([\w:.#$%&+?<>~/-]*\w)(.*)$", re.S)
 EQUATION = re.compile(r"^(.*)\$\$\s*\{#(eq-[\w-]*\w)\}\s*$")
 TABLE_CAPTION = re.compile(r"^:\s+(.*?)\s*\{#(tbl-[\w-]*\w)\}\s*$")
-KIND_LINE = re.compile(r"^\*[^*]+ · [^*]+\*$")
 PROTECTED = re.compile(r"(`+)(?:(?!\1).)+?\1|\$[^$\n]+?\$")
 ATTRIBUTES = re.compile(r"(?<=[\]`)])\{[^{}]*\}")
 SPAN = re.compile(r"\[([^\[\]]*)\]\{[^{}]*\}")
@@ -164,7 +163,7 @@ class Chapter:
             kind_line = ""
             while index < len(lines) and not lines[index].strip():
                 index += 1
-            if index < len(lines) and KIND_LINE.match(lines[index].strip()):
+            if index < len(lines) and KIND.match(lines[index].strip()):
                 kind_line = " · " + lines[index].strip()
                 index += 1
             out += ["", f"**{number}** {title}".strip() + kind_line, ""]
@@ -261,12 +260,13 @@ class Chapter:
 
     def _bracketed(self, match: re.Match) -> str:
         """`[@a; see @b, p. 3]` as "(Author 2017; see Other 2016, 3)"."""
-        items = []
+        items, xrefs = [], False
         for item in match.group(1).split(";"):
             parts = ITEM.match(item.strip())
             if not parts:
                 return match.group(0)
             prefix, minus, key, suffix = parts.groups()
+            xrefs |= key in self.book.targets
             if key in self.book.targets:
                 items.append(f"{prefix}{self._xref(key, minus)}{suffix}")
                 continue
@@ -277,11 +277,8 @@ class Chapter:
             items.append(
                 f"{prefix}{work.year if minus else work.cited}{suffix}"
             )
-        if all(
-            XREF.search(item) is None for item in match.group(1).split(";")
-        ):
-            return "(" + "; ".join(items) + ")"
-        return "; ".join(items)
+        # Citations read in parentheses; a cross-reference reads as a link.
+        return "; ".join(items) if xrefs else "(" + "; ".join(items) + ")"
 
     def _narrative(self, match: re.Match) -> str:
         key = match.group(2)
