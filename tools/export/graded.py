@@ -17,7 +17,6 @@ from pathlib import Path
 
 import nbformat
 
-from tools.export import notebook as convert
 from tools.source import qmd
 from tools.source.book import ROOT
 
@@ -65,35 +64,27 @@ def questions(parsed: qmd.Qmd) -> list[Question]:
         label.removeprefix("exr-"): int(points)
         for label, _, _, _, points in POINTS.findall(prose)
     }
-    # The exercise each chunk follows, read from the chapter's own text
-    # (the notebook's Markdown need not keep the `::: {#exr-...}` line).
-    exercise_of, exercise = {}, ""
+    found: dict[str, Question] = {}
+    starts: dict[str, int] = {}
+    public: list[qmd.Chunk] = []  # the code cells learners get
+    exercise = ""  # the last to open, read from the chapter's own text
     for part in parsed.parts:
         if part[0] == "markdown":
             opened = re.findall(r"::: \{#exr-([\w-]+)\}", part[1])
             exercise = opened[-1] if opened else exercise
-        else:
-            exercise_of[str(part[1].options.get("label", ""))] = exercise
-    converted = convert.edition_cells(parsed)
-    public = [
-        cell
-        for cell, solution in converted
-        if cell.cell_type == "code" and not solution
-    ]
-    found: dict[str, Question] = {}
-    starts: dict[str, int] = {}
-    for cell, _ in converted:
-        label = cell_label(cell)
+            continue
+        chunk = part[1]
+        public += [] if chunk.solution else [chunk]
+        label = str(chunk.options.get("label", ""))
         kind, _, name = label.partition("-")
-        exercise = exercise_of.get(label, "")
-        code = code_of(cell.source)
+        code = code_of(chunk.source)
         call = CHECK_CALL.match(code.split("\n")[-1])
         if kind == "starter" and exercise in graded:
             if not call:
                 raise ValueError(
                     f"{parsed.path}: {label} must end with check_...(my_...)"
                 )
-            starts[name] = public.index(cell)
+            starts[name] = len(public) - 1
             found[name] = Question(
                 name, exercise, graded[exercise], code, call[1], call[2]
             )
@@ -130,7 +121,7 @@ def questions(parsed: qmd.Qmd) -> list[Question]:
         before = [
             code_of(c.source)
             for c in public[: starts[question.name]]
-            if not cell_label(c).startswith("starter-")
+            if not str(c.options.get("label", "")).startswith("starter-")
         ]
         wanted = {question.check} | {
             key
