@@ -15,7 +15,6 @@ import nbformat
 from tools.export.markdown import CITE, XREF
 from tools.source import book as bookfiles
 from tools.source import citations
-from tools.source import qmd as qmd_module
 from tools.source.book import (
     book_files,
     chapter_files,
@@ -43,6 +42,14 @@ def _prose(parsed: dict):
         for part in qmd.parts:
             if part[0] == "markdown":
                 yield relative, part[2], blank_code(part[1])
+
+
+def _found(parsed: dict, pattern: re.Pattern):
+    """("file:line", match) of each match of pattern in the prose."""
+    for relative, first, text in _prose(parsed):
+        for match in pattern.finditer(text):
+            line = first + text.count("\n", 0, match.start())
+            yield f"{relative}:{line}", match
 
 
 def blank_code(text: str) -> str:
@@ -78,28 +85,22 @@ def check_crossrefs(root: Path) -> list[str]:
     for qmd in parsed.values():
         known |= set(ATTR_LABEL.findall(qmd.prose()))
         known |= {str(chunk.options.get("label")) for chunk in qmd.chunks()}
-    for relative, first, text in _prose(parsed):
-        for match in XREF.finditer(text):
-            label = match.group(2)
-            if label[:1].lower() + label[1:] not in known:
-                line = first + text[: match.start()].count("\n")
-                problems.append(f"{relative}:{line}: @{label}: no such label")
-    return problems
+    return problems + [
+        f"{where}: @{match[2]}: no such label"
+        for where, match in _found(parsed, XREF)
+        if match[2][:1].lower() + match[2][1:] not in known
+    ]
 
 
 def check_citations(root: Path) -> list[str]:
     parsed, problems = parsed_book(root)
     bibliography = quarto_config(root).get("bibliography", "references.bib")
     keys = set(citations.KEY.findall((root / bibliography).read_text("utf-8")))
-    for relative, first, text in _prose(parsed):
-        for match in CITE.finditer(text):
-            key = match.group(2)
-            if key not in keys and not key.lower().startswith(CROSSREF):
-                line = first + text[: match.start()].count("\n")
-                problems.append(
-                    f"{relative}:{line}: cites @{key}, not in {bibliography}"
-                )
-    return problems
+    return problems + [
+        f"{where}: cites @{match[2]}, not in {bibliography}"
+        for where, match in _found(parsed, CITE)
+        if match[2] not in keys and not match[2].lower().startswith(CROSSREF)
+    ]
 
 
 def check_figure_cells(root: Path) -> list[str]:
@@ -126,11 +127,8 @@ def check_ruff(root: Path) -> list[str]:
     """`ruff check` and `ruff format --check` on the instructor notebooks
     (the chapters' code, check_notebooks_in_sync says), by chapter line."""
     problems = []
-    for command in (
-        ["check", "--output-format=concise"],
-        ["format", "--check"],
-    ):
-        ruff = [sys.executable, "-m", "ruff", *command, "--no-cache"]
+    for command in ("check --output-format=concise", "format --check"):
+        ruff = [sys.executable, "-m", "ruff", *command.split(), "--no-cache"]
         result = subprocess.run(
             [*ruff, "notebooks/instructor"],
             cwd=root,
@@ -140,11 +138,13 @@ def check_ruff(root: Path) -> list[str]:
         for name, cell, row, message in RUFF.findall(result.stdout):
             path = bookfiles.notebook_path(root, name, "instructor")
             source = nbformat.read(path, 4).cells[int(cell) - 1].source
-            parsed = qmd_module.parse(root / "chapters" / f"{name}.qmd")
-            lines = [c.line for c in parsed.chunks() if c.source == source]
-            line = lines[0] + int(row) if lines else f"cell {cell}"
+            text = (root / "chapters" / f"{name}.qmd").read_text("utf-8")
+            # The chunk's opening line, by the code right after it.
+            start = text.find(f"{{python}}\n{source}\n")
+            line = text.count("\n", 0, start) + 1 + int(row)
+            where = line if start >= 0 else f"cell {cell}"
             problems.append(
-                f"chapters/{name}.qmd:{line}: ruff "
+                f"chapters/{name}.qmd:{where}: ruff "
                 + (message or "format: run `ruff format` on this code")
             )
     return problems
