@@ -7,6 +7,7 @@ printed outputs; none of this does any tool know.
 from __future__ import annotations
 
 import re
+from itertools import zip_longest
 from pathlib import Path
 
 import nbformat
@@ -42,13 +43,13 @@ def check_notebooks_in_sync(root: Path) -> list[str]:
             if not path.exists():
                 problems.append(f"{relative} is missing: run `{command}`")
                 continue
-            expected = convert.cell_signature(
-                convert.to_notebook(qmd, edition)
+            first = _first_difference(
+                convert.to_notebook(qmd, edition).cells,
+                nbformat.read(path, 4).cells,
+                # Metadata too: a cell's fold and tags.
+                lambda cell: (cell.cell_type, cell.source, cell.metadata),
             )
-            actual = convert.cell_signature(nbformat.read(path, 4))
-            if expected != actual:
-                pairs = zip([*expected, None], [*actual, None], strict=False)
-                first = next(i for i, (a, b) in enumerate(pairs) if a != b)
+            if first is not None:
                 problems.append(
                     f"{relative} is out of date with chapters/{name}.qmd "
                     f"(cells differ from cell {first} on): run `{command}`"
@@ -183,17 +184,14 @@ def check_figure_outputs(root: Path) -> list[str]:
     for name, _, notebook in notebooks(root, ["instructor"]):
         for cell in notebook.cells:
             label = str(qmd_module.cell_options(cell.source).get("label", ""))
-            for output in cell.get("outputs", []):
-                data = output.get("data", {})
-                if "image/svg+xml" in data:
-                    problems.append(
-                        f"chapters/{name}.qmd: '{label}' outputs SVG"
-                    )
-                if "image/png" in data and not label.startswith("fig-"):
-                    problems.append(
-                        f"chapters/{name}.qmd: a figure without a "
-                        "'#| label: fig-...'"
-                    )
+            shown = {
+                k for o in cell.get("outputs", []) for k in o.get("data", {})
+            }
+            where = f"chapters/{name}.qmd: '{label}'"
+            if "image/svg+xml" in shown:
+                problems.append(f"{where} outputs SVG")
+            if "image/png" in shown and not label.startswith("fig-"):
+                problems.append(f"{where}: a figure without a 'fig-' label")
     return problems
 
 
@@ -230,32 +228,23 @@ def check_editions_agree(root: Path) -> list[str]:
     problems = []
     for name, relative, notebook in notebooks(root, ["student"]):
         public = [cell for _, cell in flagged_cells(root, name, False)]
-        student = notebook.cells
-        if not public:
-            continue  # no instructor edition, or a stale one
-        if len(public) != len(student):
+        first = _first_difference(notebook.cells, public, _shown)
+        if public and first is not None:  # none public: a stale edition
             problems.append(
-                f"{relative}: not the instructor edition without solutions: "
-                f"run `{REGENERATE} {name}`"
+                f"{relative}: cell {first} differs from the instructor "
+                f"edition's: run `{REGENERATE} {name}`, or seed the "
+                "random draws a solution cell changes"
             )
-            continue
-        for number, (mine, theirs) in enumerate(
-            zip(student, public, strict=True)
-        ):
-            # Outputs nbval ignores (timings) differ from run to run.
-            volatile = ignores_output(mine)
-            if mine.source != theirs.source or (
-                not volatile and _outputs(mine) != _outputs(theirs)
-            ):
-                problems.append(
-                    f"{relative}: cell {number} differs from the instructor "
-                    f"edition's: run `{REGENERATE} {name}`, or seed the "
-                    "random draws a solution cell changes"
-                )
-                break
     return problems
 
 
-def _outputs(cell) -> list:
-    # Without execution counts, which the editions shift.
-    return [{**o, "execution_count": 0} for o in cell.get("outputs", [])]
+def _shown(cell) -> tuple:
+    # Outputs nbval ignores (timings) differ from run to run; execution
+    # counts differ between the editions.
+    outputs = [{**o, "execution_count": 0} for o in cell.get("outputs", [])]
+    return cell.source, None if ignores_output(cell) else outputs
+
+
+def _first_difference(cells: list, others: list, key) -> int | None:
+    pairs = zip_longest(map(key, cells), map(key, others))
+    return next((i for i, (a, b) in enumerate(pairs) if a != b), None)

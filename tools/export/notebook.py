@@ -111,8 +111,3 @@ def _cell(
         cell.execution_count = None
         cell.outputs = []
     return cell, solution
-
-
-def cell_signature(notebook: nbformat.NotebookNode) -> list[tuple]:
-    # Metadata too: a cell's fold and tags.
-    return [(c.cell_type, c.source, c.metadata) for c in notebook.cells]
