@@ -78,29 +78,26 @@ class PageText(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.pieces: list[str] = []
-        self.hidden = 0  # depth inside a left-out element
-        self.maths = 0  # depth inside <math>
-        self.tex = False
+        self.open = ["shown"]  # each open element's text: shown, maths, hidden
 
     def handle_starttag(self, tag, attrs) -> None:
         if tag in VOID:
             return
-        if self.hidden:
-            self.hidden += 1
-        elif tag in ("script", "style") or ("aria-hidden", "true") in attrs:
-            self.hidden = 1
-        self.maths += tag == "math" or self.maths > 0
-        self.tex = tag == "annotation"
+        text = self.open[-1]  # as its parent's, unless:
+        if tag in ("script", "style") or ("aria-hidden", "true") in attrs:
+            text = "hidden"
+        elif tag == "math" and text == "shown":
+            text = "maths"
+        elif tag == "annotation" and text == "maths":
+            text = "shown"
+        self.open.append(text)
 
     def handle_endtag(self, tag) -> None:
-        if tag in VOID:
-            return
-        self.hidden = max(self.hidden - 1, 0)
-        self.maths = max(self.maths - 1, 0)
-        self.tex = False
+        if tag not in VOID and len(self.open) > 1:
+            self.open.pop()
 
     def handle_data(self, data) -> None:
-        if not self.hidden and (not self.maths or self.tex):
+        if self.open[-1] == "shown":
             self.pieces.append(data)
 
 
