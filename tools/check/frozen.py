@@ -1,13 +1,12 @@
-"""`python -m tools.check.frozen`: Quarto's frozen results in _freeze/
-match the chapters (each records the MD5 of the source it ran). Quarto has
-no command that checks `_freeze/` without rendering.
+"""Quarto's frozen results in _freeze/ match the chapters (each records
+the MD5 of the source it ran; tests/test_render.py checks). Quarto has no
+command that checks `_freeze/` without rendering.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from pathlib import Path
 
 from tools.source import qmd as qmd_module
@@ -41,14 +40,3 @@ def stale(root: Path = ROOT) -> list[str]:
                     "were made"
                 )
     return problems
-
-
-def main() -> int:
-    problems = stale()
-    for problem in [*problems, FIX] if problems else []:
-        print(f"freeze: {problem}", file=sys.stderr)
-    return 1 if problems else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
