@@ -111,16 +111,13 @@ def kernel_exporter(directory: str, dpi: int, save) -> None:
     shell.events.register("pre_run_cell", before_cell)
 
 
-def kernel_code(directory: Path, dpi: int = EXPORT_DPI) -> str:
-    sources = [inspect.getsource(f) for f in (save_figure, kernel_exporter)]
-    call = f"kernel_exporter({str(directory)!r}, {dpi}, save_figure)"
-    cleanup = "del kernel_exporter, save_figure"
-    return "\n\n".join(sources) + f"\n{call}\n{cleanup}\n"
-
-
 def install(client, directory: Path) -> None:
+    """Run kernel_exporter in the client's kernel when the notebook starts,
+    sent as source, leaving no name of its own behind."""
     directory.mkdir(parents=True, exist_ok=True)
-    code = kernel_code(directory)
+    sources = [inspect.getsource(f) for f in (save_figure, kernel_exporter)]
+    call = f"kernel_exporter({str(directory)!r}, {EXPORT_DPI}, save_figure)"
+    code = "\n\n".join([*sources, call, "del kernel_exporter, save_figure"])
 
     async def on_start(notebook):
         message = client.kc.execute(code, silent=True, store_history=False)
@@ -142,10 +139,9 @@ def write_index(directory: Path, figures: list, regenerate: str) -> None:
     """README.md from (chapter, label, options) of every labelled figure;
     stale exports removed."""
     labels = {label for _, label, _ in figures}
-    for suffix in FORMATS:
-        for path in directory.glob(f"*.{suffix}"):
-            if path.stem not in labels:
-                path.unlink()
+    for path in directory.iterdir():
+        if path.suffix[1:] in FORMATS and path.stem not in labels:
+            path.unlink()
     rows = []
     for chapter, label, options in figures:
         caption, alt = (
