@@ -177,8 +177,6 @@ class Chapter:
             kind = "callout"
         elif ".solution" in attributes:
             out += ["", "*Solution.*", ""]
-        elif label and label.group(1).startswith("fig-"):
-            kind = label.group(1)
         self.divs.append((kind, len(out) if kind == "callout" else -1))
         return index
 
@@ -187,12 +185,6 @@ class Chapter:
             # Opened in this same stretch: quote the whole callout.
             body = "\n".join(out[start - 2 :]).strip("\n").split("\n")
             out[start - 2 :] = [f"> {line}".rstrip() for line in body] + [""]
-        elif kind.startswith("fig-"):
-            # The last paragraph of a figure div is its caption.
-            blank = [i for i, line in enumerate(out) if not line.strip()]
-            last = blank[-1] + 1 if blank else 0
-            number = self.number_text(kind, "Figure")
-            out[last:] = [f"**{number}:** " + " ".join(out[last:])]
 
     def _div_title(self, lines, index: int) -> tuple[str, int]:
         while index < len(lines) and not lines[index].strip():

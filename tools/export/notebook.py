@@ -44,9 +44,7 @@ def edition_cells(
     for index, part in enumerate(qmd.parts):
         if part[0] == "code":
             chunk = part[1]
-            cells.append(
-                _cell("code", chunk.source, chunk.solution, chunk.folded)
-            )
+            cells.append(_cell("code", chunk.source, chunk.solution))
             # Only a figure's chunk has a caption; most chunks skip YAML.
             if "fig-" in chunk.source:
                 caption = chapter.caption(chunk.options)
@@ -93,21 +91,21 @@ def last_exercise(text: str) -> tuple[str, str] | None:
 
 
 def _cell(
-    cell_type: str, source: str, solution: bool, folded: bool = False
+    cell_type: str, source: str, solution: bool
 ) -> tuple[nbformat.NotebookNode, bool]:
     """(a cell as `nbformat.v4.new_{cell_type}_cell(source)` makes it,
     solution), without the schema check (most of a conversion's time;
-    writing checks); folded (`code-fold: true`) as the website folds it."""
+    writing checks)."""
     metadata = nbformat.NotebookNode()
-    if folded:
-        metadata.jupyter = nbformat.NotebookNode(source_hidden=True)
-    # The chunk's tags (a timing's `nbval-ignore-output`); most have none.
-    if cell_type == "code" and "#| tags:" in source:
-        metadata.tags = list(qmd_module.cell_options(source).get("tags") or [])
     cell = nbformat.NotebookNode(
         cell_type=cell_type, metadata=metadata, source=source
     )
     if cell_type == "code":
-        cell.execution_count = None
-        cell.outputs = []
+        cell.update(execution_count=None, outputs=[])
+        chunk = qmd_module.Chunk(source.split("\n"), 0)
+        if chunk.folded:  # `code-fold: true`, as the website folds it
+            metadata.jupyter = nbformat.NotebookNode(source_hidden=True)
+        # The chunk's tags (a timing's `nbval-ignore-output`); most have none.
+        if "#| tags:" in source:
+            metadata.tags = list(chunk.options.get("tags") or [])
     return cell, solution
