@@ -100,7 +100,8 @@ def parse(path: Path | str) -> Qmd:
     markdown: list[str] = []
     first = start + 1  # the line number of markdown[0]
     divs: list[tuple[int, bool]] = []  # open divs: (line, instructor-only)
-    fence, fence_line = None, 0  # an open code fence of another language
+    fence, fence_line = None, 0  # an open code fence, and its line
+    chunk = False  # whether that fence opened a python chunk
 
     def flush(next_line: int, solution: bool | None = None) -> None:
         nonlocal markdown, first
@@ -113,27 +114,21 @@ def parse(path: Path | str) -> Qmd:
             qmd.parts.append(("markdown", text.rstrip("\n"), line, solution))
         markdown, first = [], next_line
 
-    index = start
-    while index < len(lines):
-        text, number = lines[index], index + 1
-        index += 1
-        chunk = PYTHON_CHUNK.match(text) if fence is None else None
-        if chunk:
-            close = re.compile(rf"`{{{len(chunk[1])},}}\s*")
-            rest = range(index, len(lines))
-            end = next((i for i in rest if close.fullmatch(lines[i])), None)
-            if end is None:
-                raise QmdError(
-                    f"{path}:{number}: python chunk opened here is never "
-                    "closed (add a line with ``` after its code)"
-                )
-            code = Chunk(lines[index:end], number, any(i for _, i in divs))
-            flush(end + 2)
-            qmd.parts.append(("code", code))
-            index = end + 1
-            continue
+    for index, text in enumerate(lines[start:], start):
+        number = index + 1
         was, (fence, in_code) = fence, code_fence(text, fence)
         fence_line = number if was is None else fence_line
+        if was is None and PYTHON_CHUNK.match(text):
+            chunk = True
+            continue
+        if chunk:  # the chunk's code, or the fence that closes it
+            if fence is None:
+                code = lines[fence_line:index]  # from the line after its fence
+                solution = any(instructor for _, instructor in divs)
+                flush(number + 1)
+                qmd.parts.append(("code", Chunk(code, fence_line, solution)))
+                chunk = False
+            continue
         instructor = not in_code and bool(INSTRUCTOR_DIV.match(text))
         if instructor:
             flush(number)  # a solution div starts its own part
@@ -151,7 +146,11 @@ def parse(path: Path | str) -> Qmd:
         elif DIV_OPEN.match(text):
             divs.append((number, instructor))
     if fence is not None:
-        raise QmdError(f"{path}:{fence_line}: code fence {fence} never closed")
+        what = "python chunk" if chunk else f"code fence {fence}"
+        raise QmdError(
+            f"{path}:{fence_line}: {what} opened here is never closed (add "
+            f"a line with {fence} after it)"
+        )
     if divs:
         raise QmdError(f"{path}:{divs[-1][0]}: fenced div ':::' never closed")
     flush(len(lines) + 1)
