@@ -71,26 +71,31 @@ def check_prose_numbers(root: Path) -> list[str]:
     for name, _, notebook in notebooks(root, ["instructor"]):
         relative = f"chapters/{name}.qmd"
         qmd = qmd_module.parse(root / relative)
-        claims = qmd.metadata.get("prose-numbers", []) or []
         prose = _thousands(qmd.prose())
-        outputs = _labelled_outputs(notebook)
-        for claim in claims:
+        printed = {
+            str(label): "".join(output_texts(cell, ("text/plain",)))
+            for cell in notebook.cells
+            if (label := qmd_module.cell_options(cell.source).get("label"))
+        }
+        for claim in qmd.metadata.get("prose-numbers") or []:
             text, cell = str(claim.get("text")), str(claim.get("cell"))
             if _thousands(text) not in prose:
                 problems.append(
                     f"{relative}: prose-numbers lists '{text}', not in prose"
                 )
-            if cell not in outputs:
+            if cell not in printed:
                 problems.append(
                     f"{relative}: prose-numbers: no code cell '{cell}'"
                 )
                 continue
-            wanted = _numbers(text)
-            printed = _numbers(outputs[cell])
-            if not wanted or not _contains(printed, wanted):
+            wanted, said = _numbers(text), _numbers(printed[cell])
+            size = len(wanted)  # wanted is a run of said, in order
+            if not size or wanted not in (
+                said[i : i + size] for i in range(len(said))
+            ):
                 problems.append(
                     f"{relative}: the prose says '{text}', but cell '{cell}' "
-                    f"prints {outputs[cell].strip()[:200]!r}"
+                    f"prints {printed[cell].strip()[:200]!r}"
                 )
     return problems
 
@@ -101,23 +106,6 @@ def _thousands(text: str) -> str:
 
 def _numbers(text: str) -> list[float]:
     return [float(number) for number in NUMBER.findall(_thousands(text))]
-
-
-def _contains(haystack: list[float], needle: list[float]) -> bool:
-    size = len(needle)
-    return any(
-        haystack[start : start + size] == needle
-        for start in range(len(haystack) - size + 1)
-    )
-
-
-def _labelled_outputs(notebook) -> dict[str, str]:
-    return {
-        str(label): "".join(output_texts(cell, ("text/plain",)))
-        for cell in notebook.cells
-        if cell.cell_type == "code"
-        and (label := qmd_module.cell_options(cell.source).get("label"))
-    }
 
 
 def output_texts(cell, kinds: tuple[str, ...] = ("text/",)) -> list[str]:
