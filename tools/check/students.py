@@ -64,13 +64,6 @@ def check_no_quarto_syntax(root: Path) -> list[str]:
     return problems
 
 
-def notebook_text(notebook) -> str:
-    pieces = [json.dumps(notebook.metadata)]
-    for cell in notebook.cells:
-        pieces += [cell.source, json.dumps(cell.metadata), *output_texts(cell)]
-    return "\n".join(pieces)
-
-
 class PageText(HTMLParser):
     """No scripts or styles, nothing aria-hidden (KaTeX's drawing), and a
     formula's MathML as its TeX (its `annotation`)."""
@@ -115,7 +108,12 @@ def student_texts(root: Path, name: str) -> dict[str, str]:
         root / "assignments" / f"{name}.ipynb",
     ):
         if path.exists():
-            found[str(path.relative_to(root))] = notebook_text(read(path))
+            notebook = read(path)
+            pieces = [json.dumps(notebook.metadata)]
+            for cell in notebook.cells:
+                pieces += [cell.source, json.dumps(cell.metadata)]
+                pieces += output_texts(cell)
+            found[str(path.relative_to(root))] = "\n".join(pieces)
     page = f"chapters/{name}.html"
     site = root / "_book"
     if (site / "search.json").exists():
