@@ -69,17 +69,13 @@ def notebook_path(root: Path, name: str, edition: str) -> Path:
 def parsed_book(root: Path) -> tuple[dict, list[str]]:
     """Every `.qmd` of the book (partials too), parsed; and problems."""
     parsed, problems = {}, []
-    everything = (root / "chapters").glob("*.qmd")
-    files = {
-        *book_files(root),
-        *(str(p.relative_to(root)) for p in everything),
-    }
-    for relative in sorted(files):
-        path = root / relative
-        if not path.exists() or path.suffix != ".qmd":
-            continue
+    listed = [f for f in book_files(root) if f.endswith(".qmd")]
+    everything = [f"chapters/{p.name}" for p in root.glob("chapters/*.qmd")]
+    for relative in sorted({*listed, *everything}):
+        if not (root / relative).exists():
+            continue  # check_quarto_files says so
         try:
-            parsed[relative] = qmd_module.parse(path)
+            parsed[relative] = qmd_module.parse(root / relative)
         except qmd_module.QmdError as error:
             problems.append(str(error).replace(str(root) + "/", ""))
     return parsed, problems
