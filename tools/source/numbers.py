@@ -104,19 +104,10 @@ def load_book(root: Path) -> Book:
 def _scan(book: Book, relative: str, parsed, appendix: bool, numbers) -> None:
     page = str(Path(relative).with_suffix(".html"))
     chapter = Target("sec", "", page)
-    counts: dict[str, int] = {}
-    later: list[tuple[str, str]] = []  # instructor-only labels, numbered last
+    labels: list[tuple[bool, str]] = []  # (instructor-only, label)
     sections: list[int] = []
     book.headings[relative] = []
     depth = 0
-
-    def count(kind: str, label: str, solution: bool) -> None:
-        if solution:
-            later.append((kind, label))
-            return
-        counts[kind] = counts.get(kind, 0) + 1
-        number = f"{chapter.number}.{counts[kind]}".lstrip(".")
-        book.targets[label] = Target(kind, number, page, label)
 
     def section(level: str, title: str, attributes, labels) -> None:
         unnumbered = r"\.unnumbered|(?<!\S)-(?!\S)"
@@ -145,27 +136,28 @@ def _scan(book: Book, relative: str, parsed, appendix: bool, numbers) -> None:
         if part[0] == "code":
             label = str(part[1].options.get("label", ""))
             if label.startswith("fig-"):
-                count("fig", label, part[1].solution)
+                labels.append((part[1].solution, label))
             continue
         fence = None
         for line in part[1].split("\n"):
             fence, in_code = qmd.code_fence(line, fence)
-            if in_code:
-                continue
-            if qmd.DIV_CLOSE.match(line):
-                depth -= 1
-                continue
-            labels = ATTR_LABEL.findall(line)
             heading = HEADING.match(line)
-            if qmd.DIV_OPEN.match(line):
+            if in_code or heading and depth:
+                continue  # code; a div's title, or a heading in a solution
+            elif qmd.DIV_CLOSE.match(line):
+                depth -= 1
+            elif qmd.DIV_OPEN.match(line):
                 depth += 1
-                labels = LABEL.findall(line)
-            elif heading and depth == 0:
-                section(*heading.groups(), labels)
-                continue
+                labels += [(part[3], label) for label in LABEL.findall(line)]
             elif heading:
-                continue  # a div's title, or a heading inside a solution
-            for label in labels:
-                count(label.split("-")[0], label, part[3])
-    for kind, label in later:
-        count(kind, label, False)
+                section(*heading.groups(), ATTR_LABEL.findall(line))
+            else:
+                found = ATTR_LABEL.findall(line)
+                labels += [(part[3], label) for label in found]
+    # Instructor-only labels are numbered last, so that both editions agree.
+    counts: dict[str, int] = {}
+    for _, label in sorted(labels, key=lambda found: found[0]):
+        kind = label.split("-")[0]
+        counts[kind] = counts.get(kind, 0) + 1
+        number = f"{chapter.number}.{counts[kind]}".lstrip(".")
+        book.targets[label] = Target(kind, number, page, label)
