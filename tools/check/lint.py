@@ -44,6 +44,13 @@ def _prose(parsed: dict):
                 yield relative, part[2], blank_code(part[1])
 
 
+def _lines(parsed: dict):
+    """(file, line number, line) of every line of the prose, code blanked."""
+    for relative, first, text in _prose(parsed):
+        for offset, line in enumerate(text.split("\n")):
+            yield relative, first + offset, line
+
+
 def _found(parsed: dict, pattern: re.Pattern):
     """("file:line", match) of each match of pattern in the prose."""
     for relative, first, text in _prose(parsed):
@@ -155,46 +162,36 @@ SOLUTION_CODE = re.compile(r"^(def|class)\s+solution_|^solution_\w*\s*=", re.M)
 SOLUTION_DIV = re.compile(r"^:{3,}\s*\{[^}]*\.solution", re.M)
 
 
-def check_solutions_guarded(root: Path) -> list[str]:
-    """A `.solution` div or a `solution_...` name outside an
-    instructor-only div would reach students."""
+def check_solutions(root: Path) -> list[str]:
+    """Every exercise has a solution before the next exercise, and no
+    `.solution` div or `solution_...` name is outside an instructor-only
+    div, where students would see it."""
     parsed, problems = parsed_book(root)
     for relative, qmd in parsed.items():
+        unsolved = []  # exercises since the last solution
         for part in qmd.parts:
-            if part[0] == "code":
-                chunk = part[1]
-                if not chunk.solution and SOLUTION_CODE.search(chunk.source):
-                    problems.append(
-                        f"{relative}:{chunk.line}: code defining a "
-                        "solution_... name is outside an instructor-only div"
-                    )
-            elif not part[3] and SOLUTION_DIV.search(blank_code(part[1])):
+            code = part[0] == "code"
+            if part[1].solution if code else part[3]:
+                problems += [
+                    f"{relative}: {label} has no solution"
+                    for label in unsolved[:-1]
+                ]
+                unsolved = []
+            elif code and SOLUTION_CODE.search(part[1].source):
                 problems.append(
-                    f"{relative}:{part[2]}: a .solution div is outside an "
-                    "instructor-only div, so students would see it"
+                    f"{relative}:{part[1].line}: code defining a "
+                    "solution_... name is outside an instructor-only div"
                 )
-    return problems
-
-
-def check_every_exercise_has_a_solution(root: Path) -> list[str]:
-    parsed, problems = parsed_book(root)
-    for relative, qmd in parsed.items():
-        pending = None
-        for part in qmd.parts:
-            solution = part[1].solution if part[0] == "code" else part[3]
-            if solution:
-                pending = None
-                continue
-            if part[0] != "markdown":
-                continue
-            for match in EXERCISE.finditer(part[1]):
-                if pending:
+            elif not code:
+                if SOLUTION_DIV.search(blank_code(part[1])):
                     problems.append(
-                        f"{relative}: exercise {pending} has no solution"
+                        f"{relative}:{part[2]}: a .solution div is outside "
+                        "an instructor-only div, so students would see it"
                     )
-                pending = match.group(1)
-        if pending:
-            problems.append(f"{relative}: exercise {pending} has no solution")
+                unsolved += EXERCISE.findall(part[1])
+        problems += [
+            f"{relative}: {label} has no solution" for label in unsolved
+        ]
     return problems
 
 
@@ -202,24 +199,19 @@ def check_headings(root: Path) -> list[str]:
     """Headings go down one level at a time, for screen readers (titles
     inside divs are no headings of the page)."""
     parsed, problems = parsed_book(root)
-    for relative, qmd in parsed.items():
-        if Path(relative).name.startswith("_"):
-            continue  # partials sit under a chapter's own headings
-        previous = 0
-        for _, first, text in _prose({relative: qmd}):
-            depth = 0  # of the divs opened in this stretch
-            for offset, line in enumerate(text.split("\n")):
-                opens = bool(DIV_OPEN.match(line))
-                depth = max(depth + opens - bool(DIV_CLOSE.match(line)), 0)
-                heading = re.match(r"(#{1,6}) \S", line)
-                if heading and not depth:
-                    level = len(heading.group(1))
-                    if level > previous + 1:
-                        where = f"{relative}:{first + offset}"
-                        problems.append(
-                            f"{where}: heading level {level} after {previous}"
-                        )
-                    previous = level
+    previous, depth = dict.fromkeys(parsed, 0), 0
+    for relative, number, line in _lines(parsed):
+        depth += bool(DIV_OPEN.match(line)) - bool(DIV_CLOSE.match(line))
+        heading = re.match(r"(#{1,6}) \S", line)
+        # Partials sit under a chapter's own headings.
+        if heading and not depth and not relative.startswith("chapters/_"):
+            level = len(heading[1])
+            if level > previous[relative] + 1:
+                problems.append(
+                    f"{relative}:{number}: heading level {level} after "
+                    f"{previous[relative]}"
+                )
+            previous[relative] = level
     return problems
 
 
@@ -228,13 +220,10 @@ SENTENCE_BREAK = re.compile(r"[a-z0-9)\]*_](?<!e\.g)(?<!i\.e)[.?!] +[A-Z(]")
 
 def check_one_sentence_per_line(root: Path) -> list[str]:
     parsed, problems = parsed_book(root)
-    for relative, first, text in _prose(parsed):
-        for offset, line in enumerate(text.split("\n")):
-            if line.lstrip().startswith("|"):
-                continue  # table rows
-            # A list item's marker: a number, a letter, a bullet, a term's.
-            body = re.sub(r"^\s*(\d+\.|[a-z]\.|[-*:])\s+", "", line)
-            if SENTENCE_BREAK.search(body):
-                where = f"{relative}:{first + offset}"
-                problems.append(f"{where}: one sentence per line")
+    for relative, number, line in _lines(parsed):
+        # A list item's marker: a number, a letter, a bullet, a term's.
+        body = re.sub(r"^\s*(\d+\.|[a-z]\.|[-*:])\s+", "", line)
+        table_row = line.lstrip().startswith("|")
+        if SENTENCE_BREAK.search(body) and not table_row:
+            problems.append(f"{relative}:{number}: one sentence per line")
     return problems
