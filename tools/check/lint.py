@@ -114,19 +114,16 @@ def check_figure_cells(root: Path) -> list[str]:
     parsed, problems = parsed_book(root)
     for relative, qmd in parsed.items():
         for chunk in qmd.chunks():
-            options = chunk.options
-            label = str(options.get("label", ""))
-            draws = "plt.show()" in chunk.source
-            if not draws and not label.startswith("fig-"):
-                continue
+            label = str(chunk.options.get("label", ""))
             where = f"{relative}:{chunk.line}"
-            if not label.startswith("fig-"):
+            if label.startswith("fig-"):
+                problems += [
+                    f"{where}: figure '{label}' has no {option}"
+                    for option in ("fig-cap", "fig-alt")
+                    if not str(chunk.options.get(option, "")).strip()
+                ]
+            elif "plt.show()" in chunk.source:
                 problems.append(f"{where}: a figure needs '#| label: fig-...'")
-            for option in ("fig-cap", "fig-alt"):
-                if not str(options.get(option, "")).strip():
-                    problems.append(
-                        f"{where}: figure '{label}' has no {option}"
-                    )
     return problems
 
 
