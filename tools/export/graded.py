@@ -48,8 +48,6 @@ class Question:
 
 
 def cell_label(cell) -> str:
-    if cell.cell_type != "code":
-        return ""
     return str(qmd.cell_options(cell.source).get("label", ""))
 
 

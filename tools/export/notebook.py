@@ -75,19 +75,15 @@ def last_exercise(text: str) -> tuple[str, str] | None:
     """(label, kind) of an exercise that ends text, kind as in its kind
     line (`*Compute · 10 min*`), else None."""
     lines = text.rstrip().split("\n")
-    if not qmd_module.DIV_CLOSE.match(lines[-1]):
+    opens = [
+        i for i, line in enumerate(lines) if qmd_module.DIV_OPEN.match(line)
+    ]
+    if not opens or not qmd_module.DIV_CLOSE.match(lines[-1]):
         return None
-    for index in range(len(lines) - 1, -1, -1):
-        opened = qmd_module.EXERCISE_OPEN.match(lines[index])
-        if opened:
-            kinds = (
-                qmd_module.KIND.match(line) for line in lines[index + 1 :]
-            )
-            kind = next((k.group(1) for k in kinds if k), "")
-            return opened.group(1), kind
-        if qmd_module.DIV_OPEN.match(lines[index]):
-            return None  # the last div to open is no exercise
-    return None
+    exercise = qmd_module.EXERCISE_OPEN.match(lines[opens[-1]])
+    kinds = [qmd_module.KIND.match(line) for line in lines[opens[-1] :]]
+    kind = next((found[1] for found in kinds if found), "")
+    return (exercise[1], kind) if exercise else None
 
 
 def _cell(
