@@ -198,31 +198,29 @@ def occurs(needle: str, haystack: str) -> bool:
 def check_no_answers_for_students(root: Path) -> list[str]:
     """Other pages of the website are searched for longer answers only
     (seven words or more), which no other page can show by chance."""
-    problems = []
-    pages = {}  # {where: (its text, the same with its spaces folded)}
+
+    def searched(text: str) -> str:
+        return text + "\n" + " ".join(text.split())  # and its spaces folded
+
+    problems, pages = [], {}
     for path in sorted((root / "_book").glob("**/*.html")):
         text = page_text(path.read_text(encoding="utf-8"))
-        pages[str(path.relative_to(root))] = (text, " ".join(text.split()))
+        pages[str(path.relative_to(root))] = searched(text)
     for name in bookfiles.notebook_chapters(root):
         secrets = answers(root, name)
         public = public_text(root, name)
         own = f"_book/chapters/{name}.html"
-        texts = {
-            where: (text, " ".join(text.split()))
-            for where, text in student_texts(root, name).items()
-        }
-        for where, read_once in pages.items():
-            texts[where + stale(root, name) if where == own else where] = (
-                read_once
-            )
-        for where, (text, folded) in texts.items():
+        found = student_texts(root, name)
+        texts = {where: searched(text) for where, text in found.items()}
+        for where, text in {**texts, **pages}.items():
             another_page = where in pages and where != own
+            shown = where + stale(root, name) if where == own else where
             problems += [
-                f"{where}: an answer from chapters/{name}.qmd reaches "
+                f"{shown}: an answer from chapters/{name}.qmd reaches "
                 f"learners: {secret!r} ({source})"
                 for secret, source in sorted(secrets.items())
                 if (len(secret.split()) >= 7 or not another_page)
-                and (occurs(secret, text) or occurs(secret, folded))
+                and occurs(secret, text)
                 and not occurs(secret, public)
             ]
     return problems
