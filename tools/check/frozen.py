@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from tools.source import qmd as qmd_module
-from tools.source.book import ROOT, book_files
+from tools.source.book import ROOT, book_parts
 
 FIX = "run `bash tools/render.sh` and commit _freeze/"
 # One result file per output format: the website and the PDF (Typst).
@@ -19,7 +19,7 @@ FORMATS = ("html", "typ")
 
 def stale(root: Path = ROOT) -> list[str]:
     problems = []
-    for relative in book_files(root):
+    for relative, _ in book_parts(root):
         path = root / relative
         if not qmd_module.parse(path).chunks():
             continue  # no code: Quarto freezes nothing for it

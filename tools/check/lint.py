@@ -16,7 +16,7 @@ from tools.export.markdown import CITE, XREF
 from tools.source import book as bookfiles
 from tools.source import citations
 from tools.source.book import (
-    book_files,
+    book_parts,
     chapter_files,
     parsed_book,
     quarto_config,
@@ -67,7 +67,7 @@ def blank_code(text: str) -> str:
 
 def check_quarto_files(root: Path) -> list[str]:
     problems = []
-    listed = book_files(root)
+    listed = [relative for relative, _ in book_parts(root)]
     for relative in listed:
         if not (root / relative).exists():
             problems.append(f"_quarto.yml: lists {relative}, which is missing")

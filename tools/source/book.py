@@ -50,10 +50,6 @@ def book_parts(root: Path) -> list[tuple[str, bool]]:
     ]
 
 
-def book_files(root: Path) -> list[str]:
-    return [name for name, _ in book_parts(root)]
-
-
 def notebook_chapters(root: Path) -> list[str]:
     """Stems of the chapters with python code (one notebook each)."""
     files = chapter_files(root)
@@ -69,7 +65,7 @@ def notebook_path(root: Path, name: str, edition: str) -> Path:
 def parsed_book(root: Path) -> tuple[dict, list[str]]:
     """Every `.qmd` of the book (partials too), parsed; and problems."""
     parsed, problems = {}, []
-    listed = [f for f in book_files(root) if f.endswith(".qmd")]
+    listed = [f for f, _ in book_parts(root) if f.endswith(".qmd")]
     everything = [f"chapters/{p.name}" for p in root.glob("chapters/*.qmd")]
     for relative in sorted({*listed, *everything}):
         if not (root / relative).exists():
