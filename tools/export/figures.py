@@ -19,19 +19,19 @@ FORMATS = ("png", "svg")
 
 def save_figure(figure, directory: str, label: str, dpi: int) -> None:
     # Self-contained: its source is sent to the kernel.
-    from pathlib import Path
-
     import matplotlib
 
-    target = Path(directory)
     common = {"bbox_inches": "tight", "facecolor": "white"}
     figure.savefig(
-        target / f"{label}.png", dpi=dpi, metadata={"Software": None}, **common
+        f"{directory}/{label}.png",
+        dpi=dpi,
+        metadata={"Software": None},
+        **common,
     )
     # Without a fixed salt, the SVG's clip-path and glyph ids are random.
     with matplotlib.rc_context({"svg.hashsalt": label}):
         figure.savefig(
-            target / f"{label}.svg",
+            f"{directory}/{label}.svg",
             metadata={"Date": None, "Creator": None},
             **common,
         )

@@ -71,8 +71,7 @@ class Chapter:
     def title_block(self, title: str) -> list[str]:
         chapter = self.book.chapters.get(self.relative)
         number = chapter.number if chapter else ""
-        word = "Appendix" if number.isalpha() else "Chapter"
-        place = f"{word} {number} of" if number else "From"
+        place = f"{chapter.text()} of" if number else "From"
         page = self.book.link(chapter) if chapter else self.book.site
         notebook = f"notebooks/{self.name}.ipynb"
         return [
@@ -226,13 +225,12 @@ class Chapter:
     def inline(self, text: str) -> str:
         if "@" not in text and "{" not in text and "^[" not in text:
             return text  # nothing to translate, the usual case
-        pieces, last = [], 0
+        pieces, last = [], 0  # code and maths are left as they are
         for protected in PROTECTED.finditer(text):
-            pieces.append(self._inline(text[last : protected.start()]))
-            pieces.append(protected.group(0))
+            before = text[last : protected.start()]
+            pieces += [self._inline(before), protected[0]]
             last = protected.end()
-        pieces.append(self._inline(text[last:]))
-        return "".join(pieces)
+        return "".join(pieces) + self._inline(text[last:])
 
     def _inline(self, text: str) -> str:
         # Jupyter has no footnotes: an inline note reads as a parenthesis.
