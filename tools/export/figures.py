@@ -1,10 +1,8 @@
 """Export every labelled figure at print quality, and index them.
-
-matplotlib draws and saves; added here: a hook in the kernel that saves
-what each `fig-...` cell shows (`install`), and `settle`, which keeps the
-committed file where a new one shows the same picture (a curve can move by
-a last bit from one machine to another).
-"""
+matplotlib draws and saves; added here: a kernel hook that saves what each
+`fig-...` cell shows (`install`), and `settle`, which keeps the committed
+file where a new one shows the same picture (a curve can move by a last
+bit from one machine to another)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """A chapter's Quarto Markdown as the website shows it, for a notebook:
 numbered cross-references linking to the website, citations and a
-References cell, callouts as blockquotes, exercises as a bold line.
-
-Beside Pandoc, which writes plain Markdown: cross-references, callouts,
-exercises and profiles are Quarto's Lua filters, run only in a render.
-"""
+References cell, callouts as blockquotes, exercises as a bold line. Pandoc
+writes plain Markdown, but cross-references, callouts, exercises and
+profiles are Quarto's Lua filters, run only in a render."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """Every work of `references.bib` as the website cites and lists it.
-
-Beside Quarto: it formats citations with Pandoc's citeproc (Chicago
-author-date) only inside a render, so each work is cited here in its three
-forms by the same Pandoc (Quarto's 3.9, from the pinned pypandoc-binary).
-"""
+Quarto formats citations with Pandoc's citeproc (Chicago author-date) only
+inside a render, so each work is cited here in its three forms by the same
+Pandoc (Quarto's 3.9, from the pinned pypandoc-binary)."""
 
 from __future__ import annotations
 

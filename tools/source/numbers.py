@@ -1,10 +1,8 @@
 """The numbers Quarto gives the book's chapters, sections and labels, as
 `load_book(root)`: chapters in `_quarto.yml` order, appendices A, B, ...,
-labels counted per chapter ("2.3"), instructor-only labels last.
-
-Beside Quarto, which numbers a book only inside a render; the notebooks are
-made without one (tests/test_render.py compares the two).
-"""
+labels counted per chapter ("2.3"), instructor-only labels last. Quarto
+numbers a book only inside a render; the notebooks are made without one
+(tests/test_render.py compares the two)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """A chapter's `.qmd` as front matter, Markdown parts and python chunks,
-each flagged as a solution inside an instructor-only div.
-
-Beside jupytext, which reads `.qmd` only through `quarto convert`: the
-tests must not need Quarto, and it cannot drop one edition's divs.
-"""
+each flagged as a solution inside an instructor-only div. jupytext reads
+`.qmd` only through `quarto convert`: the tests must not need Quarto, and
+it cannot drop one edition's divs."""
 
 from __future__ import annotations
 
