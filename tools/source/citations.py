@@ -42,19 +42,14 @@ def read(bibliography: Path) -> dict[str, Work]:
     written = subprocess.run(
         command, input=text, capture_output=True, text=True, check=True
     ).stdout
-    cited = written.split("\n\n")[: 3 * len(keys)]
-    entries = {
-        key: (n, ref) for n, (key, ref) in enumerate(ENTRY.findall(written))
-    }
+    cited = [text.strip() for text in written.split("\n\n")]
+    entries = ENTRY.findall(written)  # as the References list orders them
+    order = {key: n for n, (key, _) in enumerate(entries)}
+    reference = {key: text.strip() for key, text in entries}
     works = {}
     for index, key in enumerate(keys):
         bracketed, narrative, year = cited[3 * index : 3 * index + 3]
-        order, reference = entries[key]
         works[key] = Work(
-            bracketed.strip()[1:-1],
-            narrative.strip(),
-            year.strip()[1:-1],
-            reference.strip(),
-            order,
+            bracketed[1:-1], narrative, year[1:-1], reference[key], order[key]
         )
     return works
