@@ -31,8 +31,6 @@ CALLOUT = re.compile(r"\.callout-(\w+)")
 TITLE_ATTRIBUTE = re.compile(r'\btitle="([^"]*)"')
 LETTERED_ITEM = re.compile(r"^(\s+)([a-z])\. (?=\S)")
 WEBSITE_ONLY = re.compile(r'when-format="?html|\.content-hidden|unless-format')
-# A line starting otherwise is prose: none of the block rules apply to it.
-SPECIAL = frozenset(":#`~{$ ") | {""}
 NEEDS = (
     "Needs Python 3.10 or newer with `torch`, `numpy` and `matplotlib`;"
     " runs top to bottom on a CPU in seconds."
@@ -116,9 +114,6 @@ class Chapter:
             line = lines[index]
             index += 1
             skipping = any(kind == "skip" for kind, _ in self.divs)
-            if fence is None and not skipping and line[:1] not in SPECIAL:
-                out.append(self.inline(line))  # plain prose, the usual line
-                continue
             fence, in_code = code_fence(line, fence)
             if in_code:
                 out += [] if skipping else [line]
