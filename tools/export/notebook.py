@@ -33,9 +33,7 @@ def to_notebook(qmd: qmd_module.Qmd, edition: str) -> nbformat.NotebookNode:
     return notebook
 
 
-def edition_cells(
-    qmd: qmd_module.Qmd,
-) -> list[tuple[nbformat.NotebookNode, bool]]:
+def edition_cells(qmd: qmd_module.Qmd) -> list[tuple]:
     """The instructor edition's cells, each with whether it is a solution
     (the student edition is the others)."""
     root = qmd.path.resolve().parents[1]  # a chapter is in root/chapters
@@ -86,9 +84,7 @@ def last_exercise(text: str) -> tuple[str, str] | None:
     return (exercise[1], kind) if exercise else None
 
 
-def _cell(
-    cell_type: str, source: str, solution: bool
-) -> tuple[nbformat.NotebookNode, bool]:
+def _cell(cell_type: str, source: str, solution: bool) -> tuple:
     """(a cell as `nbformat.v4.new_{cell_type}_cell(source)` makes it,
     solution), without the schema check (most of a conversion's time;
     writing checks)."""
