@@ -67,8 +67,7 @@ def rewrite(text: str, links: dict) -> str:
     lines = match.group(1).splitlines(keepends=True)
     kept, skipping = [], False
     for line in lines:
-        top_level = not line.startswith((" ", "\t", "-"))
-        if top_level:
+        if not line.startswith((" ", "\t", "-")):  # a top-level key
             skipping = line.split(":")[0].strip() in KEYS
         if not skipping:
             kept.append(line)
