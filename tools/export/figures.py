@@ -80,14 +80,14 @@ def kernel_exporter(directory: str, dpi: int, save) -> None:
     shell = get_ipython()
     png_formatter = shell.display_formatter.formatters["image/png"]
     label_line = re.compile(r"^#\|\s*label:\s*(fig-[\w-]+)\s*$", re.M)
-    state = {"label": None, "shown": 0}
+    state = {"label": None}  # of the running cell, until its figure shows
 
     def wrap(original):
         def exporting(figure, *args, **kwargs):
-            state["shown"] += 1
             # One figure per labelled cell; regenerate names any extra one.
-            if state["label"] is not None and state["shown"] == 1:
+            if state["label"] is not None:
                 save(figure, directory, state["label"], dpi)
+                state["label"] = None
             return original(figure, *args, **kwargs)
 
         exporting.exports_figures = True
@@ -96,7 +96,6 @@ def kernel_exporter(directory: str, dpi: int, save) -> None:
     def before_cell(info):
         found = label_line.search(info.raw_cell or "")
         state["label"] = found.group(1) if found else None
-        state["shown"] = 0
         if "matplotlib.pyplot" not in sys.modules:
             return  # no figure yet; the book imports pyplot in its style cell
         # The inline backend registers its PNG formatter when pyplot first
