@@ -15,12 +15,6 @@ import nbformat
 from tools.export.markdown import CITE, XREF
 from tools.source import book as bookfiles
 from tools.source import citations
-from tools.source.book import (
-    book_parts,
-    chapter_files,
-    parsed_book,
-    quarto_config,
-)
 from tools.source.numbers import ATTR_LABEL, PREFIX
 from tools.source.qmd import DIV_CLOSE, DIV_OPEN
 
@@ -67,14 +61,14 @@ def blank_code(text: str) -> str:
 
 def check_quarto_files(root: Path) -> list[str]:
     problems = []
-    listed = [relative for relative, _ in book_parts(root)]
+    listed = [relative for relative, _ in bookfiles.book_parts(root)]
     for relative in listed:
         if not (root / relative).exists():
             problems.append(f"_quarto.yml: lists {relative}, which is missing")
-    bibliography = quarto_config(root).get("bibliography")
+    bibliography = bookfiles.quarto_config(root).get("bibliography")
     if bibliography and not (root / bibliography).exists():
         problems.append(f"_quarto.yml: bibliography {bibliography} is missing")
-    for relative in chapter_files(root):
+    for relative in bookfiles.chapter_files(root):
         if relative not in listed:
             problems.append(f"{relative}: not listed in _quarto.yml's book")
     if "index.qmd" not in listed:
@@ -83,11 +77,11 @@ def check_quarto_files(root: Path) -> list[str]:
 
 
 def check_fences(root: Path) -> list[str]:
-    return parsed_book(root)[1]
+    return bookfiles.parsed_book(root)[1]
 
 
 def check_crossrefs(root: Path) -> list[str]:
-    parsed, problems = parsed_book(root)
+    parsed, problems = bookfiles.parsed_book(root)
     known = set()
     for qmd in parsed.values():
         known |= set(ATTR_LABEL.findall(qmd.prose()))
@@ -100,8 +94,10 @@ def check_crossrefs(root: Path) -> list[str]:
 
 
 def check_citations(root: Path) -> list[str]:
-    parsed, problems = parsed_book(root)
-    bibliography = quarto_config(root).get("bibliography", "references.bib")
+    parsed, problems = bookfiles.parsed_book(root)
+    bibliography = bookfiles.quarto_config(root).get(
+        "bibliography", "references.bib"
+    )
     keys = set(citations.KEY.findall((root / bibliography).read_text("utf-8")))
     return problems + [
         f"{where}: cites @{match[2]}, not in {bibliography}"
@@ -111,7 +107,7 @@ def check_citations(root: Path) -> list[str]:
 
 
 def check_figure_cells(root: Path) -> list[str]:
-    parsed, problems = parsed_book(root)
+    parsed, problems = bookfiles.parsed_book(root)
     for relative, qmd in parsed.items():
         for chunk in qmd.chunks():
             label = str(chunk.options.get("label", ""))
@@ -163,7 +159,7 @@ def check_solutions(root: Path) -> list[str]:
     """Every exercise has a solution before the next exercise, and no
     `.solution` div or `solution_...` name is outside an instructor-only
     div, where students would see it."""
-    parsed, problems = parsed_book(root)
+    parsed, problems = bookfiles.parsed_book(root)
     for relative, qmd in parsed.items():
         unsolved = []  # exercises since the last solution
         for part in qmd.parts:
@@ -195,7 +191,7 @@ def check_solutions(root: Path) -> list[str]:
 def check_headings(root: Path) -> list[str]:
     """Headings go down one level at a time, for screen readers (titles
     inside divs are no headings of the page)."""
-    parsed, problems = parsed_book(root)
+    parsed, problems = bookfiles.parsed_book(root)
     previous, depth = dict.fromkeys(parsed, 0), 0
     for relative, number, line in _lines(parsed):
         depth += bool(DIV_OPEN.match(line)) - bool(DIV_CLOSE.match(line))
@@ -216,7 +212,7 @@ SENTENCE_BREAK = re.compile(r"[a-z0-9)\]*_](?<!e\.g)(?<!i\.e)[.?!] +[A-Z(]")
 
 
 def check_one_sentence_per_line(root: Path) -> list[str]:
-    parsed, problems = parsed_book(root)
+    parsed, problems = bookfiles.parsed_book(root)
     for relative, number, line in _lines(parsed):
         # A list item's marker: a number, a letter, a bullet, a term's.
         body = re.sub(r"^\s*(\d+\.|[a-z]\.|[-*:])\s+", "", line)

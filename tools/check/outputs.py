@@ -14,13 +14,8 @@ import nbformat
 
 from tools.export import notebook as convert
 from tools.export.figures import EXPORT_DPI, FORMATS, index_files, png_dpi
+from tools.source import book as bookfiles
 from tools.source import qmd as qmd_module
-from tools.source.book import (
-    REGENERATE,
-    notebook_chapters,
-    notebook_path,
-    parsed_book,
-)
 
 # A timing cell's tag (`#| tags: [...]`): nbval leaves its output alone.
 IGNORE_OUTPUT = "nbval-ignore-output"
@@ -33,13 +28,13 @@ def ignores_output(cell: nbformat.NotebookNode) -> bool:
 
 def check_notebooks_in_sync(root: Path) -> list[str]:
     problems = []
-    names = notebook_chapters(root)
+    names = bookfiles.notebook_chapters(root)
     for name in names:
         qmd = qmd_module.parse(root / "chapters" / f"{name}.qmd")
         for edition in qmd_module.EDITIONS:
-            path = notebook_path(root, name, edition)
+            path = bookfiles.notebook_path(root, name, edition)
             relative = path.relative_to(root)
-            command = f"{REGENERATE} {name}"
+            command = f"{bookfiles.REGENERATE} {name}"
             if not path.exists():
                 problems.append(f"{relative} is missing: run `{command}`")
                 continue
@@ -55,7 +50,7 @@ def check_notebooks_in_sync(root: Path) -> list[str]:
                     f"(cells differ from cell {first} on): run `{command}`"
                 )
     for edition in qmd_module.EDITIONS:
-        folder = notebook_path(root, "x", edition).parent
+        folder = bookfiles.notebook_path(root, "x", edition).parent
         for path in sorted(folder.glob("*.ipynb")):
             if path.stem not in names:
                 problems.append(
@@ -137,9 +132,9 @@ def check_clean_outputs(root: Path) -> list[str]:
 
 def notebooks(root: Path, editions):
     """(chapter, path, notebook) of every notebook there is."""
-    for name in notebook_chapters(root):
+    for name in bookfiles.notebook_chapters(root):
         for edition in editions:
-            path = notebook_path(root, name, edition)
+            path = bookfiles.notebook_path(root, name, edition)
             if path.exists():
                 yield name, path.relative_to(root), read(path)
 
@@ -152,7 +147,7 @@ def read(path: Path) -> nbformat.NotebookNode:
 def flagged_cells(root: Path, name: str, solutions: bool) -> list:
     """(number, cell) of the instructor notebook's solution cells, or of
     its other cells, as the chapter flags them; none while it is stale."""
-    path = notebook_path(root, name, "instructor")
+    path = bookfiles.notebook_path(root, name, "instructor")
     if not path.exists():
         return []
     parsed = qmd_module.parse(root / "chapters" / f"{name}.qmd")
@@ -187,8 +182,8 @@ def check_exported_figures(root: Path) -> list[str]:
     problems = []
     index = root / "figures" / "README.md"
     index = index.read_text(encoding="utf-8") if index.exists() else ""
-    fix = f": run `{REGENERATE}`"
-    for relative, qmd in parsed_book(root)[0].items():
+    fix = f": run `{bookfiles.REGENERATE}`"
+    for relative, qmd in bookfiles.parsed_book(root)[0].items():
         for chunk in qmd.chunks():
             label = str(chunk.options.get("label", ""))
             if not label.startswith("fig-"):
@@ -220,7 +215,7 @@ def check_editions_agree(root: Path) -> list[str]:
         if public and first is not None:  # none public: a stale edition
             problems.append(
                 f"{relative}: cell {first} differs from the instructor "
-                f"edition's: run `{REGENERATE} {name}`, or seed the "
+                f"edition's: run `{bookfiles.REGENERATE} {name}`, or seed the "
                 "random draws a solution cell changes"
             )
     return problems
