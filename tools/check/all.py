@@ -20,15 +20,13 @@ def all_checks() -> list:
 
 
 def main() -> int:
-    failed = 0
+    failed = False
     for check in all_checks():
         problems = check(ROOT)
-        status = "ok" if not problems else f"{len(problems)} problem(s)"
-        print(f"{check.__name__}: {status}")
-        for problem in problems:
-            print(f"  {problem}")
-        failed += bool(problems)
-    return 1 if failed else 0
+        status = f"{len(problems)} problem(s)" if problems else "ok"
+        print(f"{check.__name__}: {status}", *problems, sep="\n  ")
+        failed |= bool(problems)
+    return int(failed)
 
 
 if __name__ == "__main__":
