@@ -129,7 +129,7 @@ PLANTS = [
     (append("\n\nAs shown [@nokey2020].\n"), "citations", "{3}: cites @nok"),
     (append("\nSee @fig-missing.\n"), "crossrefs", "{2}: @fig-missing"),
     (append("\nAnd @Eq-nowhere.\n"), "crossrefs", "{2}: @Eq-nowhere"),
-    (append("\n::: {.callout-note}\n"), "fences", "{2}: fenced div"),
+    (append("\n::: {.callout-note}\n"), "quarto_files", "{2}: fenced div"),
     (append("\n## A\n\n#### Deep\n"), "headings", "{4}: heading level 4"),
     (append("\nIt adds. It does not.\n"), "one_sentence_per_line", "{2}"),
     (

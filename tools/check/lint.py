@@ -60,7 +60,9 @@ def blank_code(text: str) -> str:
 
 
 def check_quarto_files(root: Path) -> list[str]:
-    problems = []
+    """Every `.qmd` parses (an unclosed fence or div is named), every file
+    `_quarto.yml` lists is there, and every chapter is listed."""
+    problems = bookfiles.parsed_book(root)[1]
     listed = [relative for relative, _ in bookfiles.book_parts(root)]
     for relative in listed:
         if not (root / relative).exists():
@@ -74,10 +76,6 @@ def check_quarto_files(root: Path) -> list[str]:
     if "index.qmd" not in listed:
         problems.append("_quarto.yml: index.qmd must be the first chapter")
     return problems
-
-
-def check_fences(root: Path) -> list[str]:
-    return bookfiles.parsed_book(root)[1]
 
 
 def check_crossrefs(root: Path) -> list[str]:

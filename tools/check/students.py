@@ -114,10 +114,9 @@ def student_texts(root: Path, name: str) -> dict[str, str]:
                 pieces += [cell.source, json.dumps(cell.metadata)]
                 pieces += output_texts(cell)
             found[str(path.relative_to(root))] = "\n".join(pieces)
-    page = f"chapters/{name}.html"
-    site = root / "_book"
-    if (site / "search.json").exists():
-        index = json.loads((site / "search.json").read_text("utf-8"))
+    page, search = f"chapters/{name}.html", root / "_book" / "search.json"
+    if search.exists():
+        index = json.loads(search.read_text("utf-8"))
         entries = [e for e in index if e["href"].startswith(page)]
         where = f"_book/search.json ({page}){stale(root, name)}"
         found[where] = "\n".join(
