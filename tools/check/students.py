@@ -42,8 +42,7 @@ def quarto_syntax(markdown: str) -> list[str]:
     text = blank_code(markdown)
     found = []
     for name, pattern in QUARTO_SYNTAX.items():
-        match = pattern.search(text)
-        if match:
+        if match := pattern.search(text):
             line = text.count("\n", 0, match.start()) + 1
             found.append(f"{name} {match.group(0).strip()!r} (line {line})")
     return found

@@ -255,11 +255,8 @@ def hand_answers(notebook: Path, folder: Path) -> list[str]:
 
 
 def graded_chapters(root: Path = ROOT) -> list[str]:
-    names = []
-    for path in sorted((root / "chapters").glob("*.qmd")):
-        if POINTS.search(path.read_text(encoding="utf-8")):
-            names.append(path.stem)
-    return names
+    chapters = sorted((root / "chapters").glob("*.qmd"))
+    return [p.stem for p in chapters if POINTS.search(p.read_text("utf-8"))]
 
 
 def chapter_path(name: str) -> Path:
