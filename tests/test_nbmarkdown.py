@@ -7,13 +7,14 @@ import nbformat
 import pytest
 
 from tools.export import notebook as convert
-from tools.source import citations, links, qmd
+from tools.source import citations, qmd
 from tools.source import numbers as booknumbers
 
 SITE = "https://org.github.io/repo/"
 CONFIG = """book:
   title: A Small Book
   repo-url: https://github.com/Org/repo
+  site-url: https://org.github.io/repo
   chapters:
     - index.qmd
     - chapters/one.qmd
@@ -252,15 +253,6 @@ def test_appendices_are_lettered(book):
     numbers = booknumbers.load_book(book)
     assert numbers.targets["sec-extra"].text() == "Appendix A"
     assert numbers.headings["chapters/extra.qmd"] == ["A", "A.1"]
-
-
-def test_site_address_from_repo_url_or_site_url(book):
-    assert links.site_url(book) == SITE
-    config = book / "_quarto.yml"
-    config.write_text(
-        CONFIG.replace("book:\n", "book:\n  site-url: https://x.org/b\n")
-    )
-    assert links.site_url(book) == "https://x.org/b/"
 
 
 PAGE = f"{SITE}chapters/one.html"

@@ -18,12 +18,9 @@ def repo_url(root: Path) -> str:
 
 
 def site_url(root: Path) -> str:
-    """`book: site-url`, else where GitHub Pages publishes `book: repo-url`
-    (github.com/ORG/REPO at ORG.github.io/REPO/); it ends in `/`."""
-    owner, name = repo_url(root).split("/")[-2:]
-    pages = f"https://{owner.lower()}.github.io/{name}"
-    site = quarto_config(root)["book"].get("site-url") or pages
-    return site.rstrip("/") + "/"
+    """`book: site-url`, ending in `/` (tests/test_links.py keeps it the
+    GitHub Pages address of `book: repo-url`)."""
+    return quarto_config(root)["book"]["site-url"].rstrip("/") + "/"
 
 
 def colab_url(root: Path, path: str) -> str:
