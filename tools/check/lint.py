@@ -30,27 +30,21 @@ RUFF = re.compile(
 )
 
 
-def _prose(parsed: dict):
-    """(file, first line, text) of every Markdown part, code blanked."""
+def _lines(parsed: dict):
+    """(file, line number, line) of every line of the prose, code blanked."""
     for relative, qmd in parsed.items():
         for part in qmd.parts:
             if part[0] == "markdown":
-                yield relative, part[2], blank_code(part[1])
-
-
-def _lines(parsed: dict):
-    """(file, line number, line) of every line of the prose, code blanked."""
-    for relative, first, text in _prose(parsed):
-        for offset, line in enumerate(text.split("\n")):
-            yield relative, first + offset, line
+                text = blank_code(part[1])
+                for offset, line in enumerate(text.split("\n")):
+                    yield relative, part[2] + offset, line
 
 
 def _found(parsed: dict, pattern: re.Pattern):
     """("file:line", match) of each match of pattern in the prose."""
-    for relative, first, text in _prose(parsed):
-        for match in pattern.finditer(text):
-            line = first + text.count("\n", 0, match.start())
-            yield f"{relative}:{line}", match
+    for relative, number, line in _lines(parsed):
+        for match in pattern.finditer(line):
+            yield f"{relative}:{number}", match
 
 
 def blank_code(text: str) -> str:
