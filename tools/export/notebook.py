@@ -88,16 +88,14 @@ def _cell(cell_type: str, source: str, solution: bool) -> tuple:
     """(a cell as `nbformat.v4.new_{cell_type}_cell(source)` makes it,
     solution), without the schema check (most of a conversion's time;
     writing checks)."""
-    metadata = nbformat.NotebookNode()
-    cell = nbformat.NotebookNode(
-        cell_type=cell_type, metadata=metadata, source=source
-    )
+    cell = nbformat.NotebookNode(cell_type=cell_type, source=source)
+    cell.metadata = nbformat.NotebookNode()
     if cell_type == "code":
         cell.update(execution_count=None, outputs=[])
         chunk = qmd_module.Chunk(source.split("\n"), 0)
         if chunk.folded:  # `code-fold: true`, as the website folds it
-            metadata.jupyter = nbformat.NotebookNode(source_hidden=True)
+            cell.metadata.jupyter = nbformat.NotebookNode(source_hidden=True)
         # The chunk's tags (a timing's `nbval-ignore-output`); most have none.
         if "#| tags:" in source:
-            metadata.tags = list(chunk.options.get("tags") or [])
+            cell.metadata.tags = list(chunk.options.get("tags") or [])
     return cell, solution

@@ -17,9 +17,7 @@ ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 def quarto_config(root: Path) -> dict:
-    return qmd_module.load_yaml(
-        (root / "_quarto.yml").read_text(encoding="utf-8")
-    )
+    return qmd_module.load_yaml((root / "_quarto.yml").read_text("utf-8"))
 
 
 def pinned(name: str, root: Path = ROOT) -> str | None:
