@@ -93,12 +93,6 @@ class PageText(HTMLParser):
             self.pieces.append(data)
 
 
-def page_text(markup: str) -> str:
-    parser = PageText()
-    parser.feed(markup)
-    return "".join(parser.pieces)
-
-
 def student_texts(root: Path, name: str) -> dict[str, str]:
     """{where: text} of the chapter's student artefacts but web pages."""
     found = {}
@@ -202,8 +196,9 @@ def check_no_answers_for_students(root: Path) -> list[str]:
 
     problems, pages = [], {}
     for path in sorted((root / "_book").glob("**/*.html")):
-        text = page_text(path.read_text(encoding="utf-8"))
-        pages[str(path.relative_to(root))] = searched(text)
+        page = PageText()
+        page.feed(path.read_text(encoding="utf-8"))
+        pages[str(path.relative_to(root))] = searched("".join(page.pieces))
     for name in bookfiles.notebook_chapters(root):
         secrets = answers(root, name)
         public = public_text(root, name)

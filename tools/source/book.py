@@ -55,9 +55,8 @@ def notebook_chapters(root: Path) -> list[str]:
 
 
 def notebook_path(root: Path, name: str, edition: str) -> Path:
-    if edition == "student":
-        return root / "notebooks" / f"{name}.ipynb"
-    return root / "notebooks" / edition / f"{name}.ipynb"
+    folder = "" if edition == "student" else edition  # student: notebooks/
+    return root / "notebooks" / folder / f"{name}.ipynb"
 
 
 def parsed_book(root: Path) -> tuple[dict, list[str]]:

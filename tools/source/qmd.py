@@ -56,9 +56,8 @@ class Chunk:
     @property
     def folded(self) -> bool:
         # Most chunks have no such option: they skip parsing YAML.
-        return "code-fold" in self.source and self.options.get(
-            "code-fold"
-        ) not in (None, False, "none", "false")
+        fold = "code-fold" in self.source and self.options.get("code-fold")
+        return fold not in (None, False, "none", "false")
 
 
 @dataclass
