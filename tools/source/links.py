@@ -23,11 +23,10 @@ def site_url(root: Path) -> str:
     return quarto_config(root)["book"]["site-url"].rstrip("/") + "/"
 
 
-def colab_url(root: Path, path: str) -> str:
+def colab_url(root: Path) -> str:
+    # Where Colab opens the repository's files (a file's path follows).
     github = repo_url(root).removeprefix("https://github.com/")
-    return (
-        f"https://colab.research.google.com/github/{github}/blob/main/{path}"
-    )
+    return f"https://colab.research.google.com/github/{github}/blob/main/"
 
 
 def expected(root: Path, name: str) -> dict:
@@ -42,7 +41,7 @@ def expected(root: Path, name: str) -> dict:
             },
             {
                 "text": "Open this chapter's notebook in Colab",
-                "href": colab_url(root, notebook),
+                "href": colab_url(root) + notebook,
                 "icon": "google",
                 "target": "_blank",
             },

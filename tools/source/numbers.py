@@ -84,7 +84,7 @@ def load_book(root: Path) -> Book:
         root,
         spec.get("title", ""),
         links.site_url(root),
-        links.colab_url(root, ""),
+        links.colab_url(root),
         links.repo_url(root),
     )
     numbers = {False: 0, True: 0}
