@@ -1,5 +1,5 @@
-"""A parsed chapter (tools/source/qmd.py) as the cells of its notebooks:
-the student edition is the instructor one without instructor-only cells."""
+"""A parsed chapter as nbformat cells of its notebooks (jupytext reads a
+`.qmd` only through Quarto): the student edition drops instructor cells."""
 
 from __future__ import annotations
 
