@@ -18,11 +18,9 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
@@ -50,28 +48,22 @@ BUNDLES = ROOT / "_assignments"
 CONFIG = """# ASSIGNMENT CONFIG
 name: {name}
 init_cell: false
-check_all_cell: false
 export_cell: false
 run_tests: false
-solutions_pdf: false
-template_pdf: false
 show_question_points: true
 tests:
-  files: false
   ok_format: false
 generate: true
 requirements: {requirements}
 """
 # After the chapter's title: what makes this notebook an assignment.
 ABOUT = (
-    "**This is the chapter's graded assignment.** Write your answers in "
-    "the `my_...` cells and each *explain* answer in the cell below its "
-    "exercise, run the notebook from the top and read what each "
-    "`grader.check(...)` cell says; your instructor grades the notebook "
-    "you hand in with further tests, and the explain answers by hand. "
-    "Keep its file name, `{name}.ipynb`, while you work: its checks read "
-    "their tests from it. Besides the chapter's packages it needs "
-    "`{otter}`, which the first code cell installs where it is missing."
+    "**This is the chapter's graded assignment.** Answer in the `my_...` "
+    "cells and each *explain* exercise in the cell below it, run the "
+    "notebook from the top and read what each `grader.check(...)` says. "
+    "Your instructor grades it with further tests, and the explain answers "
+    "by hand. Keep its name, `{name}.ipynb`: its checks read their tests "
+    "from it. The first code cell installs `{otter}` where it is missing."
 )
 # The first code cell. Colab has neither otter-grader nor this file,
 # which otter reads the public tests from: they come from the repository.
@@ -84,8 +76,7 @@ import sys
 if importlib.util.find_spec("otter") is None:  # on Colab, for one
     pip = [sys.executable, "-m", "pip", "install", "-q"]
     subprocess.run([*pip, "{otter}"], check=True)
-COLAB = "google.colab" in sys.modules
-if COLAB:
+if "google.colab" in sys.modules:
     import json
     import urllib.request
 
@@ -180,17 +171,8 @@ def write_student_assignment(name: str) -> Path:
 
 
 def autograder_zip(result: Path) -> Path | None:
-    archives = sorted((result / "autograder").glob("*.zip"))
-    return archives[-1] if archives else None
-
-
-def bundled_tests(result: Path) -> dict[str, str]:
-    with zipfile.ZipFile(autograder_zip(result)) as bundled:
-        return {
-            Path(item).stem: bundled.read(item).decode("utf-8")
-            for item in bundled.namelist()
-            if item.startswith("tests/") and item.endswith(".py")
-        }
+    # The only one: build empties dist/ before otter assign writes it.
+    return next((result / "autograder").glob("*.zip"), None)
 
 
 def build(name: str) -> Path:
@@ -202,29 +184,6 @@ def build(name: str) -> Path:
 
 
 GRADING_TIMEOUT = 600  # seconds; a chapter grades in under a minute here
-
-
-def run_stopping_after(command: list[str], env: dict, seconds: float):
-    """What command printed, or None if it ran longer than seconds: then
-    it is stopped with its kernels (subprocess.run's timeout kills only
-    the command, not the session it started)."""
-    process = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env=env,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        return process.communicate(timeout=seconds)[0]
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        return None
-
-
 # Otter's local grading of one submission (what `otter run` does), with
 # the messages of every test and the error of every cell that raised.
 GRADER = """import json, sys
@@ -246,12 +205,20 @@ def otter_run(
     archive: Path, submission: Path, output: Path, timeout: float
 ) -> tuple[dict, str]:
     """({question: score}, the cells that raised or ""), or ({}, why
-    GRADER wrote nothing)."""
+    GRADER wrote nothing). A timeout kills GRADER; the notebook's kernel
+    then stops itself (ipykernel ends a kernel whose parent has gone)."""
     results = output / "results.json"
     command = [sys.executable, "-c", GRADER, str(archive), str(submission)]
-    env = {**os.environ, **ONE_THREAD}
-    printed = run_stopping_after([*command, str(results)], env, timeout)
-    if printed is None:
+    try:
+        printed = subprocess.run(
+            [*command, str(results)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **ONE_THREAD},
+            text=True,
+            timeout=timeout,
+        ).stdout
+    except subprocess.TimeoutExpired:
         return {}, f"still running after {timeout:g} s"
     if not results.exists():
         lines = [line for line in printed.splitlines() if line.strip()]
@@ -259,17 +226,6 @@ def otter_run(
     found = json.loads(results.read_text(encoding="utf-8"))
     raised = "; ".join(found["raised"])
     return found["scores"], raised and f"cells raised: {raised}"
-
-
-def bundle_archive(name: str) -> Path:
-    graded_only(name, "grade")
-    archive = autograder_zip(BUNDLES / name / "dist")
-    if archive is None:
-        raise SystemExit(
-            f"grade: no autograder bundle for {name}; run "
-            f"`.venv/bin/python -m tools.assignments build {name}` first"
-        )
-    return archive
 
 
 def graded_only(name: str, command: str) -> None:
@@ -305,7 +261,13 @@ def grade(
     A missing or ungradable submission is "not graded", said on stderr."""
     if not submissions:
         raise SystemExit("grade: name at least one submitted notebook")
-    archive = bundle_archive(name)
+    graded_only(name, "grade")
+    archive = autograder_zip(BUNDLES / name / "dist")
+    if archive is None:
+        raise SystemExit(
+            f"grade: no autograder bundle for {name}; run "
+            f"`.venv/bin/python -m tools.assignments build {name}` first"
+        )
     names = [q.name for q in questions(qmd.parse(chapter_path(name)))]
     template = ASSIGNMENTS / f"{name}.ipynb"
     by_hand = hand_answers(template, Path(tempfile.mkdtemp()))
