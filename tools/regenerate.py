@@ -38,7 +38,7 @@ FIGURES = ROOT / "figures"
 
 def execute(
     notebook: nbformat.NotebookNode, source: Path, export: bool = False
-) -> float:
+) -> None:
     """Run every cell in a fresh kernel, on one thread (outputs must not
     depend on it); with `export`, save the labelled figures too."""
     from nbclient import NotebookClient
@@ -57,7 +57,6 @@ def execute(
     drawn = Path(tempfile.mkdtemp(prefix="book-figures-")) if export else None
     if drawn:
         figure_export.install(client, drawn)
-    started = time.perf_counter()
     try:
         client.execute()
     except CellExecutionError as error:
@@ -67,7 +66,6 @@ def execute(
     finally:
         if drawn:
             figure_export.settle(drawn, FIGURES)
-    return time.perf_counter() - started
 
 
 def build(name: str) -> str:
@@ -76,26 +74,22 @@ def build(name: str) -> str:
     report = []
     for edition in qmd_module.EDITIONS:
         notebook = convert.to_notebook(parsed, edition)
+        started = time.perf_counter()
         # Both editions draw the same figures; export them once.
-        seconds = execute(notebook, source, export=edition == "instructor")
+        execute(notebook, source, export=edition == "instructor")
         path = notebook_path(ROOT, name, edition)
         keep_volatile_outputs(notebook, path)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(nbformat.writes(notebook) + "\n", encoding="utf-8")
-        report.append(f"{edition} {seconds:.1f} s")
+        report.append(f"{edition} {time.perf_counter() - started:.1f} s")
     return f"{name}: " + ", ".join(report)
 
 
 def keep_volatile_outputs(notebook, path: Path) -> None:
     """Keep the recorded output of an unchanged timing cell (tagged
     `nbval-ignore-output`), so a diff shows only real changes."""
-    if not path.exists():
-        return
-    recorded = {
-        cell.source: cell.get("outputs", [])
-        for cell in nbformat.read(path, 4).cells
-        if cell.cell_type == "code"
-    }
+    cells = nbformat.read(path, 4).cells if path.exists() else []
+    recorded = {cell.source: cell.get("outputs", []) for cell in cells}
     for cell in notebook.cells:
         if outputcheck.ignores_output(cell) and cell.source in recorded:
             cell.outputs = recorded[cell.source]
@@ -104,16 +98,14 @@ def keep_volatile_outputs(notebook, path: Path) -> None:
 def export_figures() -> None:
     """Index the figures; each labelled cell must draw exactly one."""
     figures = []
-    for name in notebook_chapters(ROOT):
-        notebook = nbformat.read(notebook_path(ROOT, name, "instructor"), 4)
+    for name, _, notebook in outputcheck.notebooks(ROOT, ["instructor"]):
         for cell in notebook.cells:
             options = qmd_module.cell_options(cell.source)
             label = str(options.get("label", ""))
-            if cell.cell_type != "code" or not label.startswith("fig-"):
+            if not label.startswith("fig-"):
                 continue
-            images = sum(
-                "image/png" in o.get("data", {}) for o in cell.outputs
-            )
+            data = [o.get("data", {}) for o in cell.outputs]
+            images = sum("image/png" in kinds for kinds in data)
             if images != 1:
                 raise SystemExit(
                     f"chapters/{name}.qmd: '{label}' drew {images} images, "

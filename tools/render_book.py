@@ -18,14 +18,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 # Not needed to make the PDF.
-NOT_COPIED = set(
+NOT_COPIED = (
     ".git .venv .quarto .jupyter_cache node_modules __pycache__ notebooks "
     "assignments _assignments tests".split()
 )
@@ -101,38 +101,25 @@ def render(
     profile = ["--profile", ",".join(profiles)] if profiles else []
     output = output_dir(root, profiles)
     staged = set(root.glob("chapters/*_files"))
-    scratch = tempfile.TemporaryDirectory(prefix="book-pdf-")
     try:
-        copy = Path(scratch.name) / "book"
-        shutil.copytree(
-            root,
-            copy,
-            symlinks=True,
-            ignore=lambda folder, names: {
-                n
-                for n in names
-                if n in NOT_COPIED or (Path(folder) == root and n == output)
-            },
-        )
-        results = {}
-        pdf = [quarto, "render", "--to", "typst", *profile]
-        worker = threading.Thread(
-            target=lambda: results.update(PDF=run(pdf, copy, False))
-        )
-        worker.start()
-        website = [quarto, "render", "--to", "html", *profile]
-        results["website"] = run(website, root, echo)
-        worker.join()
-        log = results["website"][1] + results["PDF"][1]
-        if echo:
-            print(results["PDF"][1], end="")
-        for name, (code, _) in results.items():
-            if code != 0:
-                return code, log + f"render: the {name} failed ({code})\n"
-        copy_pdf_results(copy, root, output)
-        return 0, log
+        with tempfile.TemporaryDirectory(prefix="book-pdf-") as scratch:
+            copy = Path(scratch) / "book"
+            ignored = shutil.ignore_patterns(*NOT_COPIED, output)
+            shutil.copytree(root, copy, symlinks=True, ignore=ignored)
+            render_to = [quarto, "render", *profile, "--to"]
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                pdf = pool.submit(run, [*render_to, "typst"], copy, False)
+                results = {"website": run([*render_to, "html"], root, echo)}
+                results["PDF"] = pdf.result()
+            log = results["website"][1] + results["PDF"][1]
+            if echo:
+                print(results["PDF"][1], end="")
+            for name, (code, _) in results.items():
+                if code != 0:
+                    return code, log + f"render: the {name} failed ({code})\n"
+            copy_pdf_results(copy, root, output)
+            return 0, log
     finally:
-        scratch.cleanup()
         # `--to html` leaves the PDF's figures staged beside the chapters.
         for folder in set(root.glob("chapters/*_files")) - staged:
             shutil.rmtree(folder)
