@@ -4,9 +4,10 @@
     .venv/bin/python -m tools.benchmark --render   # and the render command
 
 The test command beside plain execution of the notebooks it re-executes
-(budget 1.3), with the slowest cells; `--render`, a cold render of a fresh
-clone with and without side by side. Beside hyperfine, which times whole
-commands only. Timings on a shared machine vary: compare one report.
+(budget 1.3); `--render`, a cold render of a fresh clone with and without
+side by side. Beside hyperfine, which times whole commands only; the
+slowest cells: `pytest --durations` (nbval makes each cell a test).
+Timings on a shared machine vary: compare one report.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
-from datetime import datetime
 from pathlib import Path
 
 import nbformat
@@ -29,30 +29,18 @@ os.environ.update(ONE_THREAD)
 SUITE = {**os.environ, "BOOK_RENDER": "0", "BOOK_SITECHECK": "0"}
 
 
-def execute(path: Path) -> tuple[Path, float, list[tuple[float, str]]]:
+def execute(path: Path) -> float:
     from nbclient import NotebookClient
 
-    notebook = nbformat.read(path, 4)
     client = NotebookClient(
-        notebook,
+        nbformat.read(path, 4),
         timeout=600,
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
     )
     started = time.perf_counter()
     client.execute()
-    wall = time.perf_counter() - started
-    cells = []
-    for number, cell in enumerate(notebook.cells):
-        timing = cell.get("metadata", {}).get("execution", {})
-        if "shell.execute_reply" in timing:
-            start, end = (
-                datetime.fromisoformat(timing[key].replace("Z", "+00:00"))
-                for key in ("iopub.execute_input", "shell.execute_reply")
-            )
-            seconds = (end - start).total_seconds()
-            cells.append((seconds, f"cell {number}"))
-    return path, wall, cells
+    return time.perf_counter() - started
 
 
 def timed(command: list[str], folder: Path, env=None) -> tuple[float, str]:
@@ -100,20 +88,13 @@ def main() -> None:
     paths += sorted((ROOT / "notebooks" / "instructor").glob("*.ipynb"))
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=2) as pool:
-        runs = list(pool.map(execute, paths))
+        walls = list(pool.map(execute, paths))
     plain = time.perf_counter() - started
     command = [sys.executable, "-m", "pytest", "-q"]
     suite, last = timed(command, ROOT, SUITE)
     print(f"{'notebook':42} {'execute':>8}")
-    for path, wall, _ in runs:
+    for path, wall in zip(paths, walls, strict=True):
         print(f"{str(path.relative_to(ROOT)):42} {wall:7.1f}s")
-    cells = sorted(
-        (seconds, f"{path.relative_to(ROOT)} {where}")
-        for path, _, timings in runs
-        for seconds, where in timings
-    )
-    slowest = "; ".join(f"{s:.2f} s {w}" for s, w in cells[-3:])
-    print(f"slowest cells: {slowest}")
     print(f"\nplain execution, 2 at a time: {plain:.1f} s")
     print(f"test command (pytest, BOOK_RENDER=0): {suite:.1f} s; {last}")
     print(f"suite / plain: {suite / plain:.2f} (budget 1.3)")

@@ -24,11 +24,10 @@ recent "$venv_quarto" && { echo "$venv_quarto"; exit 0; }
 
 echo "render: installing quarto-cli==$pin into .venv" >&2
 # --no-deps: the packages quarto-cli asks for are pinned in requirements.txt.
-if .venv/bin/pip install --quiet --disable-pip-version-check --no-deps \
-    -r requirements-render.txt >&2 && recent "$venv_quarto"; then
-    echo "$venv_quarto"
-    exit 0
-fi
+.venv/bin/pip install --quiet --disable-pip-version-check --no-deps \
+    -r requirements-render.txt >&2 || true
+recent "$venv_quarto" && { echo "$venv_quarto"; exit 0; }
+# Else pip would count a failed download as installed, and never retry.
 .venv/bin/pip uninstall --yes --quiet quarto-cli >/dev/null 2>&1 || true
 echo "render: could not install Quarto $pin; install it by hand" \
     "(https://quarto.org/docs/get-started/) or set QUARTO=/path/to/quarto." \
