@@ -18,7 +18,7 @@ from conftest import ROOT
 from tools import assignments
 from tools.export import graded as graded_questions
 
-GRADED = assignments.graded_chapters()
+GRADED = graded_questions.graded_chapters()
 
 
 def undefined_in_solutions(name: str) -> str:
@@ -30,10 +30,13 @@ def undefined_in_solutions(name: str) -> str:
     in that cell or another one (tools/assignments.py, solution_cell).
     """
     student = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", 4)
-    parsed = assignments.qmd.parse(assignments.chapter_path(name))
+    parsed = graded_questions.qmd.parse(graded_questions.chapter_path(name))
     script = "\n\n".join(
         [c.source for c in student.cells if c.cell_type == "code"]
-        + [assignments.solution_cell(q) for q in assignments.questions(parsed)]
+        + [
+            graded_questions.solution_cell(q)
+            for q in graded_questions.questions(parsed)
+        ]
     )
     command = ["ruff", "check", "--isolated", "--select", "F821", "-q"]
     command += ["--output-format", "concise", "--stdin-filename", name, "-"]
@@ -51,9 +54,9 @@ def test_solutions_notebooks_define_what_their_answers_use():
 
 
 def test_an_answer_without_its_helper_is_reported(monkeypatch):
-    original = assignments.solution_cell
+    original = graded_questions.solution_cell
     monkeypatch.setattr(
-        assignments,
+        graded_questions,
         "solution_cell",
         lambda q: original(
             graded_questions.Question(**{**vars(q), "helpers": []})
@@ -127,7 +130,7 @@ def test_explain_answers_are_collected_with_the_submission(tmp_path):
     marked[0].source += "\nThe weights, the biases and the config."
     path = tmp_path / "ada.ipynb"
     nbformat.write(notebook, path)
-    assert assignments.hand_answers(path, tmp_path / "ada") == ["4.5"]
+    assert graded_questions.hand_answers(path, tmp_path / "ada") == ["4.5"]
     answers = (tmp_path / "ada" / "answers.md").read_text("utf-8")
     assert answers.endswith("The weights, the biases and the config.")
 

@@ -35,7 +35,7 @@ from nbval import plugin
 from tools import assignments
 from tools.export import graded as graded_questions
 
-GRADED = assignments.graded_chapters()
+GRADED = graded_questions.graded_chapters()
 PLANTS = Path(__file__).resolve().parent / "plants"
 UNTOUCHED = [f"untouched-{name}" for name in GRADED]
 SOLUTIONS = [f"solutions-{name}" for name in GRADED]
@@ -64,8 +64,8 @@ def chapter_of(run: str) -> str:
 
 
 def questions(name: str) -> list[graded_questions.Question]:
-    return assignments.questions(
-        assignments.qmd.parse(assignments.chapter_path(name))
+    return graded_questions.questions(
+        graded_questions.qmd.parse(graded_questions.chapter_path(name))
     )
 
 
@@ -145,7 +145,7 @@ def solutions_submission(name: str) -> nbformat.NotebookNode:
 def label(cell) -> str:
     if cell.cell_type != "code":
         return ""
-    return str(assignments.qmd.cell_options(cell.source).get("label", ""))
+    return str(graded_questions.qmd.cell_options(cell.source).get("label", ""))
 
 
 # Cells that draw or measure for the text only, before a chapter's first

@@ -27,35 +27,23 @@ from pathlib import Path
 
 import nbformat
 
+from tools.export import graded
 from tools.export import notebook as convert
-from tools.export.graded import (
-    ANSWER,
-    EXPLAIN,
-    cell_label,
-    chapter_path,
-    graded_chapters,
-    hand_answers,
-    questions,
-    solution_cell,
-    test_cells,
-)
 from tools.source import links, qmd
 from tools.source.book import ONE_THREAD, ROOT, pinned
 
 RAW = "https://raw.githubusercontent.com"  # committed files, as served
 ASSIGNMENTS = ROOT / "assignments"
 BUNDLES = ROOT / "_assignments"
-CONFIG = """# ASSIGNMENT CONFIG
-name: {name}
-init_cell: false
-export_cell: false
-run_tests: false
-show_question_points: true
-tests:
-  ok_format: false
-generate: true
-requirements: {requirements}
-"""
+# otter assign's settings, but for otter's defaults (JSON is YAML).
+CONFIG = {
+    "init_cell": False,
+    "export_cell": False,
+    "run_tests": False,
+    "show_question_points": True,
+    "tests": {"ok_format": False},
+    "generate": True,
+}
 # After the chapter's title: what makes this notebook an assignment.
 ABOUT = (
     "**This is the chapter's graded assignment.** Answer in the `my_...` "
@@ -105,13 +93,13 @@ def requirements(parsed: qmd.Qmd) -> list[str]:
 
 
 def master_notebook(name: str) -> nbformat.NotebookNode:
-    parsed = qmd.parse(chapter_path(name))
-    by_starter = {f"starter-{q.name}": q for q in questions(parsed)}
+    parsed = qmd.parse(graded.chapter_path(name))
+    by_starter = {f"starter-{q.name}": q for q in graded.questions(parsed)}
     notebook = convert.to_notebook(parsed, "student")
-    listed = json.dumps(requirements(parsed))
-    cells = [raw(CONFIG.format(name=name, requirements=listed))]
+    config = {"name": name, **CONFIG, "requirements": requirements(parsed)}
+    cells = [raw(f"# ASSIGNMENT CONFIG\n{json.dumps(config)}")]
     for cell in notebook.cells:
-        question = by_starter.get(cell_label(cell))
+        question = by_starter.get(graded.cell_label(cell))
         if question is None:
             cells.append(cell)
             if len(cells) == 2:  # the title
@@ -123,18 +111,18 @@ def master_notebook(name: str) -> nbformat.NotebookNode:
                 url = f"{RAW}/{github}/main/assignments/{name}.ipynb"
                 start = INIT.format(otter=otter, url=url, name=name)
                 cells.append(nbformat.v4.new_code_cell(start))
-            explain = EXPLAIN.match(cell.source)
+            explain = graded.EXPLAIN.match(cell.source)
             if cell.cell_type == "markdown" and explain:
-                answer = ANSWER.format(number=explain.group(1))
+                answer = graded.ANSWER.format(number=explain.group(1))
                 cells.append(nbformat.v4.new_markdown_cell(answer))
             continue
         config = f"name: {question.name}\npoints: {question.points}"
         cells.append(raw(f"# BEGIN QUESTION\n{config}"))
         cells.append(raw("# BEGIN SOLUTION"))
-        cells.append(nbformat.v4.new_code_cell(solution_cell(question)))
+        cells.append(nbformat.v4.new_code_cell(graded.solution_cell(question)))
         cells.append(raw("# END SOLUTION"))
         cells.append(raw("# BEGIN TESTS"))
-        for test in test_cells(question):
+        for test in graded.test_cells(question):
             cells.append(nbformat.v4.new_code_cell(test))
         cells.append(raw("# END TESTS"))
         cells.append(raw("# END QUESTION"))
@@ -229,10 +217,10 @@ def otter_run(
 
 
 def graded_only(name: str, command: str) -> None:
-    chapters = ", ".join(graded_chapters())
-    if not chapter_path(name).is_file():
+    chapters = ", ".join(graded.graded_chapters())
+    if not graded.chapter_path(name).is_file():
         raise SystemExit(f"{command}: no chapter {name!r}; graded: {chapters}")
-    if name not in graded_chapters():
+    if name not in graded.graded_chapters():
         raise SystemExit(
             f"{command}: {name} has no graded questions, so no assignment; "
             f"graded: {chapters}"
@@ -268,9 +256,11 @@ def grade(
             f"grade: no autograder bundle for {name}; run "
             f"`.venv/bin/python -m tools.assignments build {name}` first"
         )
-    names = [q.name for q in questions(qmd.parse(chapter_path(name)))]
+    names = [
+        q.name for q in graded.questions(qmd.parse(graded.chapter_path(name)))
+    ]
     template = ASSIGNMENTS / f"{name}.ipynb"
-    by_hand = hand_answers(template, Path(tempfile.mkdtemp()))
+    by_hand = graded.hand_answers(template, Path(tempfile.mkdtemp()))
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     for number in range(1, 1000):
         run = BUNDLES / name / "results" / stamp
@@ -280,15 +270,15 @@ def grade(
             break
     folders = [run / learner for learner in learners(submissions)]
 
-    def graded(submission: Path, folder: Path) -> tuple[dict, str]:
+    def grade_one(submission: Path, folder: Path) -> tuple[dict, str]:
         if not submission.is_file():
             return {}, "no such file"
         with contextlib.suppress(ValueError):  # otter says what is wrong
-            hand_answers(submission, folder)
+            graded.hand_answers(submission, folder)
         return otter_run(archive, submission, folder, timeout)
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        results = list(pool.map(graded, submissions, folders))
+        results = list(pool.map(grade_one, submissions, folders))
     table = BUNDLES / name / f"grades-{run.name}.csv"
     with table.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
@@ -323,7 +313,7 @@ def main(argv: list[str] | None = None) -> None:
         name, *submissions = args.chapters
         grade(name, [Path(s) for s in submissions], args.jobs, args.timeout)
         return
-    for name in args.chapters or graded_chapters():
+    for name in args.chapters or graded.graded_chapters():
         print(f"{name}: {build(name).relative_to(ROOT)}")
 
 

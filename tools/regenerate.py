@@ -22,6 +22,7 @@ import nbformat
 from tools import assignments
 from tools.check import outputs as outputcheck
 from tools.export import figures as figure_export
+from tools.export import graded
 from tools.export import notebook as convert
 from tools.source import links
 from tools.source import qmd as qmd_module
@@ -145,7 +146,7 @@ def main(argv: list[str] | None = None) -> None:
     export_figures()
     print(f"figures: {len(list(FIGURES.glob('*.svg')))} indexed")
     for name in names:
-        if name in assignments.graded_chapters():
+        if name in graded.graded_chapters():
             path = assignments.write_student_assignment(name)
             print(f"{name}: assignment {path.relative_to(ROOT)} written")
 
