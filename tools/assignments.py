@@ -209,8 +209,8 @@ def otter_run(
     except subprocess.TimeoutExpired:
         return {}, f"still running after {timeout:g} s"
     if not results.exists():
-        lines = [line for line in printed.splitlines() if line.strip()]
-        return {}, lines[-1].strip() if lines else "otter wrote no results"
+        said = printed.strip().splitlines() or ["otter wrote no results"]
+        return {}, said[-1].strip()
     found = json.loads(results.read_text(encoding="utf-8"))
     raised = "; ".join(found["raised"])
     return found["scores"], raised and f"cells raised: {raised}"
@@ -262,12 +262,11 @@ def grade(
     template = ASSIGNMENTS / f"{name}.ipynb"
     by_hand = graded.hand_answers(template, Path(tempfile.mkdtemp()))
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    for number in range(1, 1000):
-        run = BUNDLES / name / "results" / stamp
-        run = run.with_name(stamp if number == 1 else f"{stamp}-{number}")
-        with contextlib.suppress(FileExistsError):
-            run.mkdir(parents=True)
-            break
+    run, number = BUNDLES / name / "results" / stamp, 1
+    while run.exists():  # a second run in the same second
+        number += 1
+        run = run.with_name(f"{stamp}-{number}")
+    run.mkdir(parents=True)
     folders = [run / learner for learner in learners(submissions)]
 
     def grade_one(submission: Path, folder: Path) -> tuple[dict, str]:

@@ -27,6 +27,10 @@ from tools.source.book import ONE_THREAD, ROOT
 
 os.environ.update(ONE_THREAD)
 SUITE = {**os.environ, "BOOK_RENDER": "0", "BOOK_SITECHECK": "0"}
+# What tools/render.sh sets: this Python runs the chapters and post-render.
+PYTHON = str(Path(sys.executable).parent)
+RENDER = {**os.environ, "QUARTO_PYTHON": sys.executable}
+RENDER["PATH"] = f"{PYTHON}{os.pathsep}{os.environ['PATH']}"
 
 
 def execute(path: Path) -> float:
@@ -53,13 +57,6 @@ def timed(command: list[str], folder: Path, env=None) -> tuple[float, str]:
     return wall, (lines[-1] if lines else "") + f" (exit {result.returncode})"
 
 
-def fresh_clone(folder: Path) -> Path:
-    clone = folder / "book"
-    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
-    (clone / ".venv").symlink_to((ROOT / ".venv").resolve())
-    return clone
-
-
 RENDERS = {
     "bash tools/render.sh": ["bash", "tools/render.sh"],
     "  without side by side (one `quarto render`)": ["quarto", "render"],
@@ -70,13 +67,11 @@ def renders() -> None:
     print(f"\n{'render command, cold, fresh clone':48} {'wall':>7}")
     for name, command in RENDERS.items():
         with tempfile.TemporaryDirectory() as folder:
-            clone = fresh_clone(Path(folder))
-            env = {
-                **os.environ,
-                "QUARTO_PYTHON": str(clone / ".venv" / "bin" / "python"),
-                "PATH": f"{clone / '.venv' / 'bin'}:{os.environ['PATH']}",
-            }
-            wall, last = timed(command, clone, env)
+            clone = Path(folder) / "book"
+            git = ["git", "clone", "-q", str(ROOT), str(clone)]
+            subprocess.run(git, check=True)
+            (clone / ".venv").symlink_to((ROOT / ".venv").resolve())
+            wall, last = timed(command, clone, RENDER)
         print(f"{name:48} {wall:6.1f}s  {last[-60:]}")
 
 

@@ -9,11 +9,10 @@ pin=$(sed -n 's/^quarto-cli==\([0-9][0-9.]*\).*/\1/p' requirements-render.txt)
 [ "${1:-}" = "--pin" ] && { echo "$pin"; exit 0; }
 [ -n "${QUARTO:-}" ] && { echo "$QUARTO"; exit 0; }
 
-recent() {
+recent() {  # version sort -C: the pin first, so not newer than $1's
     local version
-    version=$("$1" --version 2>/dev/null | head -n 1) || return 1
-    [ -n "$version" ] &&
-        [ "$(printf '%s\n' "$pin" "${version%%-*}" | sort -V | head -n 1)" = "$pin" ]
+    version=$("$1" --version 2>/dev/null | head -n 1) && [ -n "$version" ] &&
+        printf '%s\n' "$pin" "${version%%-*}" | sort -V -C
 }
 while IFS= read -r candidate; do
     recent "$candidate" && { echo "$candidate"; exit 0; }

@@ -73,8 +73,7 @@ def run(command: list[str], folder: Path, echo: bool) -> tuple[int, str]:
     for line in process.stdout:
         lines.append(line)
         if echo:
-            sys.stdout.write(line)
-            sys.stdout.flush()
+            print(line, end="", flush=True)
     return process.wait(), "".join(lines)
 
 
