@@ -164,7 +164,7 @@ def running(pid: int) -> bool:
 HANGS = """import sys, time
 from jupyter_client.manager import start_new_kernel
 manager, client = start_new_kernel()
-with open(sys.argv[3] + ".pid", "w") as file:
+with open(sys.argv[3] + "/kernel.pid", "w") as file:
     file.write(str(manager.provisioner.process.pid))
 time.sleep(120)
 """
@@ -178,7 +178,7 @@ def test_a_submission_that_never_ends_is_stopped_with_its_kernel(
     said = assignments.otter_run(Path("a.zip"), Path("a"), tmp_path, 6)
     assert said == ({}, "still running after 6 s")
     assert time.perf_counter() - started < 30
-    pid = int((tmp_path / "results.json.pid").read_text())
+    pid = int((tmp_path / "kernel.pid").read_text())
     for _ in range(50):  # the kernel sees its parent gone within a second
         if not running(pid):
             break

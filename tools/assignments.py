@@ -172,20 +172,17 @@ def build(name: str) -> Path:
 
 
 GRADING_TIMEOUT = 600  # seconds; a chapter grades in under a minute here
-# Otter's local grading of one submission (what `otter run` does), with
-# the messages of every test and the error of every cell that raised.
+# Otter's local grading of one submission (`otter run`: its results.json,
+# every test's message), then the scores and each cell that raised.
 GRADER = """import json, sys
-from otter.api import grade_submission
-archive, submission, output = sys.argv[1:]
-graded = grade_submission(submission, archive, quiet=True)
+from otter.run import main
+archive, submission, folder = sys.argv[1:]
+graded = main(submission, autograder=archive, output_dir=folder, no_logo=True)
 raised = [f"{o.ename}: {o.evalue}".split(chr(10))[0]
           for c in graded.notebook.cells for o in c.get("outputs", [])
           if o.get("output_type") == "error"]
-messages = {q: [case.message for case in r.test_case_results]
-            for q, r in graded.results.items()}
-scores = {q: graded.get_score(q) for q in messages}
-with open(output, "w", encoding="utf-8") as file:
-    json.dump(dict(scores=scores, raised=raised, messages=messages), file)
+scores = {q: r.score for q, r in graded.results.items()}
+print(json.dumps(dict(scores=scores, raised=raised)))
 """
 
 
@@ -193,25 +190,24 @@ def otter_run(
     archive: Path, submission: Path, output: Path, timeout: float
 ) -> tuple[dict, str]:
     """({question: score}, the cells that raised or ""), or ({}, why
-    GRADER wrote nothing). A timeout kills GRADER; the notebook's kernel
-    then stops itself (ipykernel ends a kernel whose parent has gone)."""
-    results = output / "results.json"
+    GRADER printed no scores). A timeout kills GRADER; the notebook's
+    kernel then stops itself (ipykernel ends a kernel whose parent went)."""
     command = [sys.executable, "-c", GRADER, str(archive), str(submission)]
     try:
         printed = subprocess.run(
-            [*command, str(results)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
+            [*command, str(output)],
+            capture_output=True,
             env={**os.environ, **ONE_THREAD},
             text=True,
             timeout=timeout,
-        ).stdout
+        )
     except subprocess.TimeoutExpired:
         return {}, f"still running after {timeout:g} s"
-    if not results.exists():
-        said = printed.strip().splitlines() or ["otter wrote no results"]
+    scores = printed.stdout.strip().splitlines()[-1:]
+    if printed.returncode != 0 or not scores:
+        said = printed.stderr.strip().splitlines() or ["otter printed nothing"]
         return {}, said[-1].strip()
-    found = json.loads(results.read_text(encoding="utf-8"))
+    found = json.loads(scores[0])
     raised = "; ".join(found["raised"])
     return found["scores"], raised and f"cells raised: {raised}"
 
