@@ -137,14 +137,14 @@ def test_explain_answers_are_collected_with_the_submission(tmp_path):
 
 def test_building_or_grading_says_what_is_missing(tmp_path, monkeypatch):
     monkeypatch.setattr(assignments, "BUNDLES", tmp_path)
-    with pytest.raises(SystemExit, match="intuition has no graded"):
+    with pytest.raises(SystemExit, match="'intuition' has no assignment"):
         assignments.build("intuition")
     assert not list(tmp_path.iterdir())
     submission = tmp_path / "a.ipynb"
     for name, submissions, said in [
-        ("intuition", [submission], "intuition has no graded"),
+        ("intuition", [submission], "'intuition' has no assignment"),
         ("mechanics", [submission], "tools.assignments build mech"),
-        ("mechanic", [submission], "no chapter 'mechanic'"),
+        ("mechanic", [submission], "'mechanic' has no assignment"),
         ("mechanics", [], "at least one submitted notebook"),
     ]:
         with pytest.raises(SystemExit, match=said):

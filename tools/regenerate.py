@@ -24,15 +24,8 @@ from tools.check import outputs as outputcheck
 from tools.export import figures as figure_export
 from tools.export import graded
 from tools.export import notebook as convert
-from tools.source import links
-from tools.source import qmd as qmd_module
-from tools.source.book import (
-    ONE_THREAD,
-    REGENERATE,
-    ROOT,
-    notebook_chapters,
-    notebook_path,
-)
+from tools.source import book, links, qmd
+from tools.source.book import ROOT
 
 FIGURES = ROOT / "figures"
 
@@ -45,7 +38,7 @@ def execute(
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
-    os.environ.update(ONE_THREAD)
+    os.environ.update(book.ONE_THREAD)
     client = NotebookClient(
         notebook,
         timeout=300,
@@ -71,14 +64,14 @@ def execute(
 
 def build(name: str) -> str:
     source = ROOT / "chapters" / f"{name}.qmd"
-    parsed = qmd_module.parse(source)
+    parsed = qmd.parse(source)
     report = []
-    for edition in qmd_module.EDITIONS:
+    for edition in qmd.EDITIONS:
         notebook = convert.to_notebook(parsed, edition)
         started = time.perf_counter()
         # Both editions draw the same figures; export them once.
         execute(notebook, source, export=edition == "instructor")
-        path = notebook_path(ROOT, name, edition)
+        path = book.notebook_path(ROOT, name, edition)
         keep_volatile_outputs(notebook, path)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(nbformat.writes(notebook) + "\n", encoding="utf-8")
@@ -101,7 +94,7 @@ def export_figures() -> None:
     figures = []
     for name, _, notebook in outputcheck.notebooks(ROOT, ["instructor"]):
         for cell in notebook.cells:
-            options = qmd_module.cell_options(cell.source)
+            options = qmd.cell_options(cell.source)
             label = str(options.get("label", ""))
             if not label.startswith("fig-"):
                 continue
@@ -113,7 +106,7 @@ def export_figures() -> None:
                     "not one (end it with plt.show())"
                 )
             figures.append((name, label, options))
-    figure_export.write_index(FIGURES, figures, REGENERATE)
+    figure_export.write_index(FIGURES, figures, book.REGENERATE)
     missing = outputcheck.check_exported_figures(ROOT)
     if missing:
         raise SystemExit("\n".join(missing))
@@ -125,8 +118,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=2, help="at once")
     args = parser.parse_args(argv)
     try:  # parses every chapter: a broken one stops here, before a kernel
-        chapters = notebook_chapters(ROOT)
-    except qmd_module.QmdError as error:
+        chapters = book.notebook_chapters(ROOT)
+    except qmd.QmdError as error:
         raise SystemExit(str(error)) from None
     names = args.chapters or chapters
     unknown = set(names) - set(chapters)

@@ -129,12 +129,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("quarto")
     parser.add_argument("--profile", default="")
     arguments, rest = parser.parse_known_args(argv)
-    profiles = [p for p in arguments.profile.split(",") if p]
-    if rest:
-        profile = ["--profile", ",".join(profiles)] if profiles else []
-        command = [arguments.quarto, "render", *rest, *profile]
-        code, log = run(command, ROOT, True)
+    if rest:  # one page: `quarto render` with the arguments as given
+        code, log = run([arguments.quarto, "render", *argv[1:]], ROOT, True)
     else:
+        profiles = [p for p in arguments.profile.split(",") if p]
         code, log = render(arguments.quarto, profiles)
     if code != 0:
         print(log.splitlines()[-1] if log else "", file=sys.stderr)
