@@ -21,13 +21,13 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import yaml
-
 ROOT = Path(__file__).resolve().parent.parent
-# Not needed to make the PDF.
+# Not needed to make the PDF; _book* are Quarto's output folders, _book
+# and _book-<profile>, so the PDF render's is the one in the copy (reading
+# the profiles' output-dir would miss QUARTO_PROFILE and default profiles).
 NOT_COPIED = (
     ".git .venv .quarto .jupyter_cache node_modules __pycache__ notebooks "
-    "assignments _assignments tests".split()
+    "assignments _assignments tests _book*".split()
 )
 # What Quarto, Pandoc and the Lua filters print when they warn (colours
 # removed); not a bare WARNING, which every kernel prints at its start.
@@ -39,16 +39,6 @@ def warnings(log: str) -> list[str]:
     return [
         line for line in ANSI.sub("", log).splitlines() if WARNING.search(line)
     ]
-
-
-def output_dir(root: Path, profiles: list[str]) -> str:
-    folder = "_book"
-    for name in ["_quarto.yml"] + [f"_quarto-{p}.yml" for p in profiles]:
-        path = root / name
-        if path.is_file():
-            config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-            folder = (config.get("project") or {}).get("output-dir", folder)
-    return folder
 
 
 def run(command: list[str], folder: Path, echo: bool) -> tuple[int, str]:
@@ -77,10 +67,12 @@ def run(command: list[str], folder: Path, echo: bool) -> tuple[int, str]:
     return process.wait(), "".join(lines)
 
 
-def copy_pdf_results(copy: Path, root: Path, output: str) -> None:
-    for pdf in (copy / output).glob("*.pdf"):
-        (root / output).mkdir(exist_ok=True)
-        shutil.copy2(pdf, root / output / pdf.name)
+def copy_pdf_results(copy: Path, root: Path) -> int:
+    """The number of PDFs copied back (0: none in a _book* folder)."""
+    pdfs = list(copy.glob("_book*/*.pdf"))
+    for pdf in pdfs:
+        (root / pdf.parent.name).mkdir(exist_ok=True)
+        shutil.copy2(pdf, root / pdf.parent.name / pdf.name)
     for result in (copy / "_freeze").rglob("execute-results/typ.json"):
         chapter = result.parent.parent.relative_to(copy)
         target = root / chapter
@@ -90,6 +82,7 @@ def copy_pdf_results(copy: Path, root: Path, output: str) -> None:
         shutil.rmtree(target / "figure-typst", ignore_errors=True)
         if figures.is_dir():
             shutil.copytree(figures, target / "figure-typst")
+    return len(pdfs)
 
 
 def render(
@@ -98,12 +91,11 @@ def render(
     """(the first failing exit code or 0, the log) of both formats."""
     root = root or ROOT
     profile = ["--profile", ",".join(profiles)] if profiles else []
-    output = output_dir(root, profiles)
     staged = set(root.glob("chapters/*_files"))
     try:
         with tempfile.TemporaryDirectory(prefix="book-pdf-") as scratch:
             copy = Path(scratch) / "book"
-            ignored = shutil.ignore_patterns(*NOT_COPIED, output)
+            ignored = shutil.ignore_patterns(*NOT_COPIED)
             shutil.copytree(root, copy, symlinks=True, ignore=ignored)
             render_to = [quarto, "render", *profile, "--to"]
             with ThreadPoolExecutor(max_workers=1) as pool:
@@ -116,7 +108,8 @@ def render(
             for name, (code, _) in results.items():
                 if code != 0:
                     return code, log + f"render: the {name} failed ({code})\n"
-            copy_pdf_results(copy, root, output)
+            if not copy_pdf_results(copy, root):
+                return 1, log + "render: the PDF is in no _book* folder\n"
             return 0, log
     finally:
         # `--to html` leaves the PDF's figures staged beside the chapters.

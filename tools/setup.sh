@@ -33,7 +33,7 @@ if ! cmp -s requirements.txt "$stamp"; then
         -r requirements.txt
     cp requirements.txt "$stamp"
     # A render's cached chapters were executed with the packages before.
-    rm -rf .quarto/jupyter-cache .quarto/jupyter-cache-pdf
+    rm -rf .jupyter_cache
 fi
 # One thread keeps float reductions in the order the notebooks recorded.
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
