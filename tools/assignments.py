@@ -26,6 +26,7 @@ from datetime import datetime
 from pathlib import Path
 
 import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_raw_cell
 
 from tools.export import graded
 from tools.export import notebook as convert
@@ -97,41 +98,36 @@ def master_notebook(name: str) -> nbformat.NotebookNode:
     by_starter = {f"starter-{q.name}": q for q in graded.questions(parsed)}
     notebook = convert.to_notebook(parsed, "student")
     config = {"name": name, **CONFIG, "requirements": requirements(parsed)}
-    cells = [raw(f"# ASSIGNMENT CONFIG\n{json.dumps(config)}")]
+    cells = [new_raw_cell(f"# ASSIGNMENT CONFIG\n{json.dumps(config)}")]
     for cell in notebook.cells:
         question = by_starter.get(graded.cell_label(cell))
         if question is None:
             cells.append(cell)
             if len(cells) == 2:  # the title
-                version = pinned("otter-grader", ROOT)
-                otter = "otter-grader" + (f"=={version}" if version else "")
+                otter = f"otter-grader=={pinned('otter-grader', ROOT)}"
                 about = ABOUT.format(otter=otter, name=name)
-                cells.append(nbformat.v4.new_markdown_cell(about))
+                cells.append(new_markdown_cell(about))
                 github = links.repo_url(ROOT).split("github.com/")[1]
                 url = f"{RAW}/{github}/main/assignments/{name}.ipynb"
                 start = INIT.format(otter=otter, url=url, name=name)
-                cells.append(nbformat.v4.new_code_cell(start))
+                cells.append(new_code_cell(start))
             explain = graded.EXPLAIN.match(cell.source)
             if cell.cell_type == "markdown" and explain:
                 answer = graded.ANSWER.format(number=explain.group(1))
-                cells.append(nbformat.v4.new_markdown_cell(answer))
+                cells.append(new_markdown_cell(answer))
             continue
-        config = f"name: {question.name}\npoints: {question.points}"
-        cells.append(raw(f"# BEGIN QUESTION\n{config}"))
-        cells.append(raw("# BEGIN SOLUTION"))
-        cells.append(nbformat.v4.new_code_cell(graded.solution_cell(question)))
-        cells.append(raw("# END SOLUTION"))
-        cells.append(raw("# BEGIN TESTS"))
+        header = f"name: {question.name}\npoints: {question.points}"
+        cells.append(new_raw_cell(f"# BEGIN QUESTION\n{header}"))
+        cells.append(new_raw_cell("# BEGIN SOLUTION"))
+        cells.append(new_code_cell(graded.solution_cell(question)))
+        cells.append(new_raw_cell("# END SOLUTION"))
+        cells.append(new_raw_cell("# BEGIN TESTS"))
         for test in graded.test_cells(question):
-            cells.append(nbformat.v4.new_code_cell(test))
-        cells.append(raw("# END TESTS"))
-        cells.append(raw("# END QUESTION"))
+            cells.append(new_code_cell(test))
+        cells.append(new_raw_cell("# END TESTS"))
+        cells.append(new_raw_cell("# END QUESTION"))
     notebook.cells = cells
     return notebook
-
-
-def raw(source: str) -> nbformat.NotebookNode:
-    return nbformat.v4.new_raw_cell(source)
 
 
 def run_otter_assign(name: str, destination: Path) -> Path:

@@ -18,6 +18,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
 
 from tools import assignments
 from tools.check import outputs as outputcheck
@@ -35,9 +37,6 @@ def execute(
 ) -> None:
     """Run every cell in a fresh kernel, on one thread (outputs must not
     depend on it); with `export`, save the labelled figures too."""
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
-
     os.environ.update(book.ONE_THREAD)
     client = NotebookClient(
         notebook,
