@@ -84,13 +84,10 @@ grader = otter.Notebook(notebook if os.path.exists(notebook) else None)"""
 
 def requirements(parsed: qmd.Qmd) -> list[str]:
     imported = "\n".join(c.source for c in parsed.chunks() if not c.solution)
-    modules = set(re.findall(r"^(?:from|import) (\w+)", imported, re.M))
+    modules = "|".join(re.findall(r"^(?:from|import) (\w+)", imported, re.M))
     lines = (ROOT / "requirements.txt").read_text(encoding="utf-8")
-    return [
-        line
-        for line in lines.splitlines()
-        if re.split(r"[=<>;\s\[]", line, maxsplit=1)[0] in modules
-    ]
+    # Each line that pins one of them: its name, then a version or marker.
+    return re.findall(rf"^(?:{modules})(?=[=<>;\s\[]).*", lines, re.M)
 
 
 def master_notebook(name: str) -> nbformat.NotebookNode:
@@ -246,9 +243,8 @@ def grade(
             f"grade: no autograder bundle for {name}; run "
             f"`.venv/bin/python -m tools.assignments build {name}` first"
         )
-    names = [
-        q.name for q in graded.questions(qmd.parse(graded.chapter_path(name)))
-    ]
+    parsed = qmd.parse(graded.chapter_path(name))
+    names = [question.name for question in graded.questions(parsed)]
     template = ASSIGNMENTS / f"{name}.ipynb"
     by_hand = graded.hand_answers(template, Path(tempfile.mkdtemp()))
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")

@@ -121,11 +121,9 @@ def main(argv: list[str] | None = None) -> None:
     except qmd.QmdError as error:
         raise SystemExit(str(error)) from None
     names = args.chapters or chapters
-    unknown = set(names) - set(chapters)
+    unknown = ", ".join(sorted(set(names) - set(chapters)))
     if unknown:
-        raise SystemExit(
-            f"no such chapter in chapters/: {', '.join(sorted(unknown))}"
-        )
+        raise SystemExit(f"no such chapter in chapters/: {unknown}")
     for name in names:
         if links.sync(ROOT, name):
             print(f"{name}: notebook and source links rewritten")

@@ -22,9 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# Not needed to make the PDF; _book* are Quarto's output folders, _book
-# and _book-<profile>, so the PDF render's is the one in the copy (reading
-# the profiles' output-dir would miss QUARTO_PROFILE and default profiles).
+# Not needed to make the PDF. _book* (_book, _book-<profile>): so the one
+# in the copy is the PDF's, whichever profile Quarto took (QUARTO_PROFILE).
 NOT_COPIED = (
     ".git .venv .quarto .jupyter_cache node_modules __pycache__ notebooks "
     "assignments _assignments tests _book*".split()
