@@ -5,9 +5,8 @@
 
 The test command beside plain execution of the notebooks it re-executes
 (budget 1.3); `--render`, a cold render of a fresh clone with and without
-side by side. Beside hyperfine, which times whole commands only; the
-slowest cells: `pytest --durations` (nbval makes each cell a test).
-Timings on a shared machine vary: compare one report.
+side by side. Beside hyperfine (whole commands only) and `pytest
+--durations` (the slowest cells). Timings vary on a shared machine.
 """
 
 from __future__ import annotations

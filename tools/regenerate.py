@@ -32,9 +32,7 @@ from tools.source.book import ROOT
 FIGURES = ROOT / "figures"
 
 
-def execute(
-    notebook: nbformat.NotebookNode, source: Path, export: bool = False
-) -> None:
+def execute(notebook, source: Path, export: bool = False) -> None:
     """Run every cell in a fresh kernel, on one thread (outputs must not
     depend on it); with `export`, save the labelled figures too."""
     os.environ.update(book.ONE_THREAD)
@@ -53,9 +51,7 @@ def execute(
     try:
         client.execute()
     except CellExecutionError as error:
-        raise SystemExit(
-            f"{source}: a cell failed while executing:\n{error}"
-        ) from None
+        raise SystemExit(f"{source}: a cell failed:\n{error}") from None
     finally:
         if drawn:
             figure_export.settle(drawn, FIGURES)

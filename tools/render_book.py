@@ -35,9 +35,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def warnings(log: str) -> list[str]:
-    return [
-        line for line in ANSI.sub("", log).splitlines() if WARNING.search(line)
-    ]
+    return list(filter(WARNING.search, ANSI.sub("", log).splitlines()))
 
 
 def run(command: list[str], folder: Path, echo: bool) -> tuple[int, str]:
