@@ -157,9 +157,9 @@ def _named_paths(config) -> set[str]:
 
 @functools.cache
 def _graded_chapters() -> tuple[str, ...]:
-    from tools import assignments
+    from tools.export import graded
 
-    return tuple(assignments.graded_chapters())
+    return tuple(graded.graded_chapters())
 
 
 # What the book's checks read; a checker test copies only this (fast).

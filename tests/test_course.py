@@ -5,7 +5,7 @@ import re
 import pytest
 from conftest import ROOT
 
-from tools import assignments
+from tools.export import graded as graded_questions
 from tools.source import book as bookfiles
 from tools.source import qmd
 
@@ -62,9 +62,9 @@ def points_table():
 
 def test_points_table_matches_the_graded_questions():
     expected = {}
-    for name in assignments.graded_chapters(ROOT):
+    for name in graded_questions.graded_chapters(ROOT):
         parsed = qmd.parse(ROOT / "chapters" / f"{name}.qmd")
-        graded = assignments.questions(parsed)
+        graded = graded_questions.questions(parsed)
         expected[name] = (
             [q.name for q in graded],
             sum(q.points for q in graded),
@@ -87,7 +87,7 @@ def test_schedule_covers_every_assignment_in_two_weeks():
     ]
     assert {row[0] for row in rows} == {"1", "2"}
     handed = " ".join(row[4] for row in rows)
-    for name in assignments.graded_chapters(ROOT):
+    for name in graded_questions.graded_chapters(ROOT):
         assert f"{name} handed out" in handed, name
         assert re.search(rf"{name}( and \S+)? due", handed), name
     for label in re.findall(r"@(exr-[\w-]+)", schedule):

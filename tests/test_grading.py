@@ -35,7 +35,7 @@ from nbval import plugin
 from tools import assignments
 from tools.export import graded as graded_questions
 
-GRADED = assignments.graded_chapters()
+GRADED = graded_questions.graded_chapters()
 PLANTS = Path(__file__).resolve().parent / "plants"
 UNTOUCHED = [f"untouched-{name}" for name in GRADED]
 SOLUTIONS = [f"solutions-{name}" for name in GRADED]
@@ -64,8 +64,8 @@ def chapter_of(run: str) -> str:
 
 
 def questions(name: str) -> list[graded_questions.Question]:
-    return assignments.questions(
-        assignments.qmd.parse(assignments.chapter_path(name))
+    return graded_questions.questions(
+        graded_questions.qmd.parse(graded_questions.chapter_path(name))
     )
 
 
@@ -145,7 +145,7 @@ def solutions_submission(name: str) -> nbformat.NotebookNode:
 def label(cell) -> str:
     if cell.cell_type != "code":
         return ""
-    return str(assignments.qmd.cell_options(cell.source).get("label", ""))
+    return str(graded_questions.qmd.cell_options(cell.source).get("label", ""))
 
 
 # Cells that draw or measure for the text only, before a chapter's first
@@ -342,7 +342,12 @@ def test_student_assignment_is_what_otter_assign_writes(run):
 def test_hidden_tests_stay_in_the_autograder(run):
     name = chapter_of(run)
     text = (ROOT / "assignments" / f"{name}.ipynb").read_text("utf-8")
-    for question, source in assignments.bundled_tests(bundle(name)).items():
+    with zipfile.ZipFile(assignments.autograder_zip(bundle(name))) as z:
+        bundled = {path: z.read(path).decode() for path in z.namelist()}
+    test_files = [path for path in bundled if path.startswith("tests/")]
+    assert test_files, "the autograder holds no tests"
+    for question in test_files:
+        source = bundled[question]
         assert "hidden=True" in source, f"{question} has no hidden test"
         assert "hidden=False" in source, f"{question} has no public test"
         hidden = source.split("hidden=True", 1)[1]
@@ -355,10 +360,7 @@ def test_hidden_tests_stay_in_the_autograder(run):
         tests = source.split("@test_case(")[1:]
         assert all("and chapter['check_" in test for test in tests), question
         assert "env['check_" not in source, question
-    with zipfile.ZipFile(
-        next((bundle(name) / "autograder").glob("*.zip"))
-    ) as z:
-        environment = z.read("environment.yml").decode("utf-8")
+    environment = bundled["environment.yml"]
     assert "- torch==" in environment and "- matplotlib==" in environment
 
 

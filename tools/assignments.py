@@ -18,60 +18,41 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 
 import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_raw_cell
 
+from tools.export import graded
 from tools.export import notebook as convert
-from tools.export.graded import (
-    ANSWER,
-    EXPLAIN,
-    cell_label,
-    chapter_path,
-    graded_chapters,
-    hand_answers,
-    questions,
-    solution_cell,
-    test_cells,
-)
 from tools.source import links, qmd
 from tools.source.book import ONE_THREAD, ROOT, pinned
 
 RAW = "https://raw.githubusercontent.com"  # committed files, as served
 ASSIGNMENTS = ROOT / "assignments"
 BUNDLES = ROOT / "_assignments"
-CONFIG = """# ASSIGNMENT CONFIG
-name: {name}
-init_cell: false
-check_all_cell: false
-export_cell: false
-run_tests: false
-solutions_pdf: false
-template_pdf: false
-show_question_points: true
-tests:
-  files: false
-  ok_format: false
-generate: true
-requirements: {requirements}
-"""
+# otter assign's settings, but for otter's defaults (JSON is YAML).
+CONFIG = {
+    "init_cell": False,
+    "export_cell": False,
+    "run_tests": False,
+    "show_question_points": True,
+    "tests": {"ok_format": False},
+    "generate": True,
+}
 # After the chapter's title: what makes this notebook an assignment.
 ABOUT = (
-    "**This is the chapter's graded assignment.** Write your answers in "
-    "the `my_...` cells and each *explain* answer in the cell below its "
-    "exercise, run the notebook from the top and read what each "
-    "`grader.check(...)` cell says; your instructor grades the notebook "
-    "you hand in with further tests, and the explain answers by hand. "
-    "Keep its file name, `{name}.ipynb`, while you work: its checks read "
-    "their tests from it. Besides the chapter's packages it needs "
-    "`{otter}`, which the first code cell installs where it is missing."
+    "**This is the chapter's graded assignment.** Answer in the `my_...` "
+    "cells and each *explain* exercise in the cell below it, run the "
+    "notebook from the top and read what each `grader.check(...)` says. "
+    "Your instructor grades it with further tests, and the explain answers "
+    "by hand. Keep its name, `{name}.ipynb`: its checks read their tests "
+    "from it. The first code cell installs `{otter}` where it is missing."
 )
 # The first code cell. Colab has neither otter-grader nor this file,
 # which otter reads the public tests from: they come from the repository.
@@ -84,8 +65,7 @@ import sys
 if importlib.util.find_spec("otter") is None:  # on Colab, for one
     pip = [sys.executable, "-m", "pip", "install", "-q"]
     subprocess.run([*pip, "{otter}"], check=True)
-COLAB = "google.colab" in sys.modules
-if COLAB:
+if "google.colab" in sys.modules:
     import json
     import urllib.request
 
@@ -104,55 +84,47 @@ grader = otter.Notebook(notebook if os.path.exists(notebook) else None)"""
 
 def requirements(parsed: qmd.Qmd) -> list[str]:
     imported = "\n".join(c.source for c in parsed.chunks() if not c.solution)
-    modules = set(re.findall(r"^(?:from|import) (\w+)", imported, re.M))
+    modules = "|".join(re.findall(r"^(?:from|import) (\w+)", imported, re.M))
     lines = (ROOT / "requirements.txt").read_text(encoding="utf-8")
-    return [
-        line
-        for line in lines.splitlines()
-        if re.split(r"[=<>;\s\[]", line, maxsplit=1)[0] in modules
-    ]
+    # Each line that pins one of them: its name, then a version or marker.
+    return re.findall(rf"^(?:{modules})(?=[=<>;\s\[]).*", lines, re.M)
 
 
 def master_notebook(name: str) -> nbformat.NotebookNode:
-    parsed = qmd.parse(chapter_path(name))
-    by_starter = {f"starter-{q.name}": q for q in questions(parsed)}
+    parsed = qmd.parse(graded.chapter_path(name))
+    by_starter = {f"starter-{q.name}": q for q in graded.questions(parsed)}
     notebook = convert.to_notebook(parsed, "student")
-    listed = json.dumps(requirements(parsed))
-    cells = [raw(CONFIG.format(name=name, requirements=listed))]
+    config = {"name": name, **CONFIG, "requirements": requirements(parsed)}
+    cells = [new_raw_cell(f"# ASSIGNMENT CONFIG\n{json.dumps(config)}")]
     for cell in notebook.cells:
-        question = by_starter.get(cell_label(cell))
+        question = by_starter.get(graded.cell_label(cell))
         if question is None:
             cells.append(cell)
             if len(cells) == 2:  # the title
-                version = pinned("otter-grader", ROOT)
-                otter = "otter-grader" + (f"=={version}" if version else "")
+                otter = f"otter-grader=={pinned('otter-grader', ROOT)}"
                 about = ABOUT.format(otter=otter, name=name)
-                cells.append(nbformat.v4.new_markdown_cell(about))
+                cells.append(new_markdown_cell(about))
                 github = links.repo_url(ROOT).split("github.com/")[1]
                 url = f"{RAW}/{github}/main/assignments/{name}.ipynb"
                 start = INIT.format(otter=otter, url=url, name=name)
-                cells.append(nbformat.v4.new_code_cell(start))
-            explain = EXPLAIN.match(cell.source)
+                cells.append(new_code_cell(start))
+            explain = graded.EXPLAIN.match(cell.source)
             if cell.cell_type == "markdown" and explain:
-                answer = ANSWER.format(number=explain.group(1))
-                cells.append(nbformat.v4.new_markdown_cell(answer))
+                answer = graded.ANSWER.format(number=explain.group(1))
+                cells.append(new_markdown_cell(answer))
             continue
-        config = f"name: {question.name}\npoints: {question.points}"
-        cells.append(raw(f"# BEGIN QUESTION\n{config}"))
-        cells.append(raw("# BEGIN SOLUTION"))
-        cells.append(nbformat.v4.new_code_cell(solution_cell(question)))
-        cells.append(raw("# END SOLUTION"))
-        cells.append(raw("# BEGIN TESTS"))
-        for test in test_cells(question):
-            cells.append(nbformat.v4.new_code_cell(test))
-        cells.append(raw("# END TESTS"))
-        cells.append(raw("# END QUESTION"))
+        header = f"name: {question.name}\npoints: {question.points}"
+        cells.append(new_raw_cell(f"# BEGIN QUESTION\n{header}"))
+        cells.append(new_raw_cell("# BEGIN SOLUTION"))
+        cells.append(new_code_cell(graded.solution_cell(question)))
+        cells.append(new_raw_cell("# END SOLUTION"))
+        cells.append(new_raw_cell("# BEGIN TESTS"))
+        for test in graded.test_cells(question):
+            cells.append(new_code_cell(test))
+        cells.append(new_raw_cell("# END TESTS"))
+        cells.append(new_raw_cell("# END QUESTION"))
     notebook.cells = cells
     return notebook
-
-
-def raw(source: str) -> nbformat.NotebookNode:
-    return nbformat.v4.new_raw_cell(source)
 
 
 def run_otter_assign(name: str, destination: Path) -> Path:
@@ -180,17 +152,8 @@ def write_student_assignment(name: str) -> Path:
 
 
 def autograder_zip(result: Path) -> Path | None:
-    archives = sorted((result / "autograder").glob("*.zip"))
-    return archives[-1] if archives else None
-
-
-def bundled_tests(result: Path) -> dict[str, str]:
-    with zipfile.ZipFile(autograder_zip(result)) as bundled:
-        return {
-            Path(item).stem: bundled.read(item).decode("utf-8")
-            for item in bundled.namelist()
-            if item.startswith("tests/") and item.endswith(".py")
-        }
+    # The only one: build empties dist/ before otter assign writes it.
+    return next((result / "autograder").glob("*.zip"), None)
 
 
 def build(name: str) -> Path:
@@ -202,43 +165,17 @@ def build(name: str) -> Path:
 
 
 GRADING_TIMEOUT = 600  # seconds; a chapter grades in under a minute here
-
-
-def run_stopping_after(command: list[str], env: dict, seconds: float):
-    """What command printed, or None if it ran longer than seconds: then
-    it is stopped with its kernels (subprocess.run's timeout kills only
-    the command, not the session it started)."""
-    process = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env=env,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        return process.communicate(timeout=seconds)[0]
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        return None
-
-
-# Otter's local grading of one submission (what `otter run` does), with
-# the messages of every test and the error of every cell that raised.
+# Otter's local grading of one submission (`otter run`: its results.json,
+# every test's message), then the scores and each cell that raised.
 GRADER = """import json, sys
-from otter.api import grade_submission
-archive, submission, output = sys.argv[1:]
-graded = grade_submission(submission, archive, quiet=True)
+from otter.run import main
+archive, submission, folder = sys.argv[1:]
+graded = main(submission, autograder=archive, output_dir=folder, no_logo=True)
 raised = [f"{o.ename}: {o.evalue}".split(chr(10))[0]
           for c in graded.notebook.cells for o in c.get("outputs", [])
           if o.get("output_type") == "error"]
-messages = {q: [case.message for case in r.test_case_results]
-            for q, r in graded.results.items()}
-scores = {q: graded.get_score(q) for q in messages}
-with open(output, "w", encoding="utf-8") as file:
-    json.dump(dict(scores=scores, raised=raised, messages=messages), file)
+scores = {q: r.score for q, r in graded.results.items()}
+print(json.dumps(dict(scores=scores, raised=raised)))
 """
 
 
@@ -246,40 +183,34 @@ def otter_run(
     archive: Path, submission: Path, output: Path, timeout: float
 ) -> tuple[dict, str]:
     """({question: score}, the cells that raised or ""), or ({}, why
-    GRADER wrote nothing)."""
-    results = output / "results.json"
+    GRADER printed no scores). A timeout kills GRADER; the notebook's
+    kernel then stops itself (ipykernel ends a kernel whose parent went)."""
     command = [sys.executable, "-c", GRADER, str(archive), str(submission)]
-    env = {**os.environ, **ONE_THREAD}
-    printed = run_stopping_after([*command, str(results)], env, timeout)
-    if printed is None:
+    try:
+        printed = subprocess.run(
+            [*command, str(output)],
+            capture_output=True,
+            env={**os.environ, **ONE_THREAD},
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
         return {}, f"still running after {timeout:g} s"
-    if not results.exists():
-        lines = [line for line in printed.splitlines() if line.strip()]
-        return {}, lines[-1].strip() if lines else "otter wrote no results"
-    found = json.loads(results.read_text(encoding="utf-8"))
+    scores = printed.stdout.strip().splitlines()[-1:]
+    if printed.returncode != 0 or not scores:
+        said = printed.stderr.strip().splitlines() or ["otter printed nothing"]
+        return {}, said[-1].strip()
+    found = json.loads(scores[0])
     raised = "; ".join(found["raised"])
     return found["scores"], raised and f"cells raised: {raised}"
 
 
-def bundle_archive(name: str) -> Path:
-    graded_only(name, "grade")
-    archive = autograder_zip(BUNDLES / name / "dist")
-    if archive is None:
-        raise SystemExit(
-            f"grade: no autograder bundle for {name}; run "
-            f"`.venv/bin/python -m tools.assignments build {name}` first"
-        )
-    return archive
-
-
 def graded_only(name: str, command: str) -> None:
-    chapters = ", ".join(graded_chapters())
-    if not chapter_path(name).is_file():
-        raise SystemExit(f"{command}: no chapter {name!r}; graded: {chapters}")
-    if name not in graded_chapters():
+    chapters = graded.graded_chapters()
+    if name not in chapters:
         raise SystemExit(
-            f"{command}: {name} has no graded questions, so no assignment; "
-            f"graded: {chapters}"
+            f"{command}: {name!r} has no assignment (only a chapter with "
+            f"graded questions has one); graded: {', '.join(chapters)}"
         )
 
 
@@ -305,28 +236,34 @@ def grade(
     A missing or ungradable submission is "not graded", said on stderr."""
     if not submissions:
         raise SystemExit("grade: name at least one submitted notebook")
-    archive = bundle_archive(name)
-    names = [q.name for q in questions(qmd.parse(chapter_path(name)))]
+    graded_only(name, "grade")
+    archive = autograder_zip(BUNDLES / name / "dist")
+    if archive is None:
+        raise SystemExit(
+            f"grade: no autograder bundle for {name}; run "
+            f"`.venv/bin/python -m tools.assignments build {name}` first"
+        )
+    parsed = qmd.parse(graded.chapter_path(name))
+    names = [question.name for question in graded.questions(parsed)]
     template = ASSIGNMENTS / f"{name}.ipynb"
-    by_hand = hand_answers(template, Path(tempfile.mkdtemp()))
+    by_hand = graded.hand_answers(template, Path(tempfile.mkdtemp()))
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    for number in range(1, 1000):
-        run = BUNDLES / name / "results" / stamp
-        run = run.with_name(stamp if number == 1 else f"{stamp}-{number}")
-        with contextlib.suppress(FileExistsError):
-            run.mkdir(parents=True)
-            break
+    run, number = BUNDLES / name / "results" / stamp, 1
+    while run.exists():  # a second run in the same second
+        number += 1
+        run = run.with_name(f"{stamp}-{number}")
+    run.mkdir(parents=True)
     folders = [run / learner for learner in learners(submissions)]
 
-    def graded(submission: Path, folder: Path) -> tuple[dict, str]:
+    def grade_one(submission: Path, folder: Path) -> tuple[dict, str]:
         if not submission.is_file():
             return {}, "no such file"
         with contextlib.suppress(ValueError):  # otter says what is wrong
-            hand_answers(submission, folder)
+            graded.hand_answers(submission, folder)
         return otter_run(archive, submission, folder, timeout)
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        results = list(pool.map(graded, submissions, folders))
+        results = list(pool.map(grade_one, submissions, folders))
     table = BUNDLES / name / f"grades-{run.name}.csv"
     with table.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
@@ -361,7 +298,7 @@ def main(argv: list[str] | None = None) -> None:
         name, *submissions = args.chapters
         grade(name, [Path(s) for s in submissions], args.jobs, args.timeout)
         return
-    for name in args.chapters or graded_chapters():
+    for name in args.chapters or graded.graded_chapters():
         print(f"{name}: {build(name).relative_to(ROOT)}")
 
 

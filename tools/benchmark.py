@@ -4,9 +4,9 @@
     .venv/bin/python -m tools.benchmark --render   # and the render command
 
 The test command beside plain execution of the notebooks it re-executes
-(budget 1.3), with the slowest cells; `--render`, a cold render of a fresh
-clone with and without side by side. Beside hyperfine, which times whole
-commands only. Timings on a shared machine vary: compare one report.
+(budget 1.3); `--render`, a cold render of a fresh clone with and without
+side by side. Beside hyperfine (whole commands only) and `pytest
+--durations` (the slowest cells). Timings vary on a shared machine.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
-from datetime import datetime
 from pathlib import Path
 
 import nbformat
@@ -27,32 +26,24 @@ from tools.source.book import ONE_THREAD, ROOT
 
 os.environ.update(ONE_THREAD)
 SUITE = {**os.environ, "BOOK_RENDER": "0", "BOOK_SITECHECK": "0"}
+# What tools/render.sh sets: this Python runs the chapters and post-render.
+PYTHON = str(Path(sys.executable).parent)
+RENDER = {**os.environ, "QUARTO_PYTHON": sys.executable}
+RENDER["PATH"] = f"{PYTHON}{os.pathsep}{os.environ['PATH']}"
 
 
-def execute(path: Path) -> tuple[Path, float, list[tuple[float, str]]]:
+def execute(path: Path) -> float:
     from nbclient import NotebookClient
 
-    notebook = nbformat.read(path, 4)
     client = NotebookClient(
-        notebook,
+        nbformat.read(path, 4),
         timeout=600,
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
     )
     started = time.perf_counter()
     client.execute()
-    wall = time.perf_counter() - started
-    cells = []
-    for number, cell in enumerate(notebook.cells):
-        timing = cell.get("metadata", {}).get("execution", {})
-        if "shell.execute_reply" in timing:
-            start, end = (
-                datetime.fromisoformat(timing[key].replace("Z", "+00:00"))
-                for key in ("iopub.execute_input", "shell.execute_reply")
-            )
-            seconds = (end - start).total_seconds()
-            cells.append((seconds, f"cell {number}"))
-    return path, wall, cells
+    return time.perf_counter() - started
 
 
 def timed(command: list[str], folder: Path, env=None) -> tuple[float, str]:
@@ -65,13 +56,6 @@ def timed(command: list[str], folder: Path, env=None) -> tuple[float, str]:
     return wall, (lines[-1] if lines else "") + f" (exit {result.returncode})"
 
 
-def fresh_clone(folder: Path) -> Path:
-    clone = folder / "book"
-    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
-    (clone / ".venv").symlink_to((ROOT / ".venv").resolve())
-    return clone
-
-
 RENDERS = {
     "bash tools/render.sh": ["bash", "tools/render.sh"],
     "  without side by side (one `quarto render`)": ["quarto", "render"],
@@ -82,13 +66,11 @@ def renders() -> None:
     print(f"\n{'render command, cold, fresh clone':48} {'wall':>7}")
     for name, command in RENDERS.items():
         with tempfile.TemporaryDirectory() as folder:
-            clone = fresh_clone(Path(folder))
-            env = {
-                **os.environ,
-                "QUARTO_PYTHON": str(clone / ".venv" / "bin" / "python"),
-                "PATH": f"{clone / '.venv' / 'bin'}:{os.environ['PATH']}",
-            }
-            wall, last = timed(command, clone, env)
+            clone = Path(folder) / "book"
+            git = ["git", "clone", "-q", str(ROOT), str(clone)]
+            subprocess.run(git, check=True)
+            (clone / ".venv").symlink_to((ROOT / ".venv").resolve())
+            wall, last = timed(command, clone, RENDER)
         print(f"{name:48} {wall:6.1f}s  {last[-60:]}")
 
 
@@ -100,20 +82,13 @@ def main() -> None:
     paths += sorted((ROOT / "notebooks" / "instructor").glob("*.ipynb"))
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=2) as pool:
-        runs = list(pool.map(execute, paths))
+        walls = list(pool.map(execute, paths))
     plain = time.perf_counter() - started
     command = [sys.executable, "-m", "pytest", "-q"]
     suite, last = timed(command, ROOT, SUITE)
     print(f"{'notebook':42} {'execute':>8}")
-    for path, wall, _ in runs:
+    for path, wall in zip(paths, walls, strict=True):
         print(f"{str(path.relative_to(ROOT)):42} {wall:7.1f}s")
-    cells = sorted(
-        (seconds, f"{path.relative_to(ROOT)} {where}")
-        for path, _, timings in runs
-        for seconds, where in timings
-    )
-    slowest = "; ".join(f"{s:.2f} s {w}" for s, w in cells[-3:])
-    print(f"slowest cells: {slowest}")
     print(f"\nplain execution, 2 at a time: {plain:.1f} s")
     print(f"test command (pytest, BOOK_RENDER=0): {suite:.1f} s; {last}")
     print(f"suite / plain: {suite / plain:.2f} (budget 1.3)")

@@ -1,8 +1,7 @@
-# Sourced by tools/setup.sh and tools/sitecheck/install.sh. Environments
-# live outside the book: Quarto lists every file under it at each render
-# (quarto-dev/quarto-cli#6771). `env_dir NAME PROJECT` prints
-# CACHE/NAME-<checksum of PROJECT>, CACHE being BOOK_ENV_DIR, else
-# XDG_CACHE_HOME/transformer-block; it fails where CACHE is not writable.
+# `env_dir NAME PROJECT` prints $BOOK_ENV_DIR (else XDG_CACHE_HOME's
+# transformer-block)/NAME-<checksum of PROJECT>; fails where not writable.
+# Outside the book: Quarto lists every file in it at each render
+# (quarto-dev/quarto-cli#6771).
 env_dir() {
     local cache=${XDG_CACHE_HOME:-$HOME/.cache}/transformer-block
     cache=${BOOK_ENV_DIR:-$cache}

@@ -18,33 +18,24 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
 
 from tools import assignments
 from tools.check import outputs as outputcheck
 from tools.export import figures as figure_export
+from tools.export import graded
 from tools.export import notebook as convert
-from tools.source import links
-from tools.source import qmd as qmd_module
-from tools.source.book import (
-    ONE_THREAD,
-    REGENERATE,
-    ROOT,
-    notebook_chapters,
-    notebook_path,
-)
+from tools.source import book, links, qmd
+from tools.source.book import ROOT
 
 FIGURES = ROOT / "figures"
 
 
-def execute(
-    notebook: nbformat.NotebookNode, source: Path, export: bool = False
-) -> float:
+def execute(notebook, source: Path, export: bool = False) -> None:
     """Run every cell in a fresh kernel, on one thread (outputs must not
     depend on it); with `export`, save the labelled figures too."""
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
-
-    os.environ.update(ONE_THREAD)
+    os.environ.update(book.ONE_THREAD)
     client = NotebookClient(
         notebook,
         timeout=300,
@@ -57,45 +48,37 @@ def execute(
     drawn = Path(tempfile.mkdtemp(prefix="book-figures-")) if export else None
     if drawn:
         figure_export.install(client, drawn)
-    started = time.perf_counter()
     try:
         client.execute()
     except CellExecutionError as error:
-        raise SystemExit(
-            f"{source}: a cell failed while executing:\n{error}"
-        ) from None
+        raise SystemExit(f"{source}: a cell failed:\n{error}") from None
     finally:
         if drawn:
             figure_export.settle(drawn, FIGURES)
-    return time.perf_counter() - started
 
 
 def build(name: str) -> str:
     source = ROOT / "chapters" / f"{name}.qmd"
-    parsed = qmd_module.parse(source)
+    parsed = qmd.parse(source)
     report = []
-    for edition in qmd_module.EDITIONS:
+    for edition in qmd.EDITIONS:
         notebook = convert.to_notebook(parsed, edition)
+        started = time.perf_counter()
         # Both editions draw the same figures; export them once.
-        seconds = execute(notebook, source, export=edition == "instructor")
-        path = notebook_path(ROOT, name, edition)
+        execute(notebook, source, export=edition == "instructor")
+        path = book.notebook_path(ROOT, name, edition)
         keep_volatile_outputs(notebook, path)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(nbformat.writes(notebook) + "\n", encoding="utf-8")
-        report.append(f"{edition} {seconds:.1f} s")
+        report.append(f"{edition} {time.perf_counter() - started:.1f} s")
     return f"{name}: " + ", ".join(report)
 
 
 def keep_volatile_outputs(notebook, path: Path) -> None:
     """Keep the recorded output of an unchanged timing cell (tagged
     `nbval-ignore-output`), so a diff shows only real changes."""
-    if not path.exists():
-        return
-    recorded = {
-        cell.source: cell.get("outputs", [])
-        for cell in nbformat.read(path, 4).cells
-        if cell.cell_type == "code"
-    }
+    cells = nbformat.read(path, 4).cells if path.exists() else []
+    recorded = {cell.source: cell.get("outputs", []) for cell in cells}
     for cell in notebook.cells:
         if outputcheck.ignores_output(cell) and cell.source in recorded:
             cell.outputs = recorded[cell.source]
@@ -104,23 +87,21 @@ def keep_volatile_outputs(notebook, path: Path) -> None:
 def export_figures() -> None:
     """Index the figures; each labelled cell must draw exactly one."""
     figures = []
-    for name in notebook_chapters(ROOT):
-        notebook = nbformat.read(notebook_path(ROOT, name, "instructor"), 4)
+    for name, _, notebook in outputcheck.notebooks(ROOT, ["instructor"]):
         for cell in notebook.cells:
-            options = qmd_module.cell_options(cell.source)
+            options = qmd.cell_options(cell.source)
             label = str(options.get("label", ""))
-            if cell.cell_type != "code" or not label.startswith("fig-"):
+            if not label.startswith("fig-"):
                 continue
-            images = sum(
-                "image/png" in o.get("data", {}) for o in cell.outputs
-            )
+            data = [o.get("data", {}) for o in cell.outputs]
+            images = sum("image/png" in kinds for kinds in data)
             if images != 1:
                 raise SystemExit(
                     f"chapters/{name}.qmd: '{label}' drew {images} images, "
                     "not one (end it with plt.show())"
                 )
             figures.append((name, label, options))
-    figure_export.write_index(FIGURES, figures, REGENERATE)
+    figure_export.write_index(FIGURES, figures, book.REGENERATE)
     missing = outputcheck.check_exported_figures(ROOT)
     if missing:
         raise SystemExit("\n".join(missing))
@@ -132,15 +113,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=2, help="at once")
     args = parser.parse_args(argv)
     try:  # parses every chapter: a broken one stops here, before a kernel
-        chapters = notebook_chapters(ROOT)
-    except qmd_module.QmdError as error:
+        chapters = book.notebook_chapters(ROOT)
+    except qmd.QmdError as error:
         raise SystemExit(str(error)) from None
     names = args.chapters or chapters
-    unknown = set(names) - set(chapters)
+    unknown = ", ".join(sorted(set(names) - set(chapters)))
     if unknown:
-        raise SystemExit(
-            f"no such chapter in chapters/: {', '.join(sorted(unknown))}"
-        )
+        raise SystemExit(f"no such chapter in chapters/: {unknown}")
     for name in names:
         if links.sync(ROOT, name):
             print(f"{name}: notebook and source links rewritten")
@@ -153,7 +132,7 @@ def main(argv: list[str] | None = None) -> None:
     export_figures()
     print(f"figures: {len(list(FIGURES.glob('*.svg')))} indexed")
     for name in names:
-        if name in assignments.graded_chapters():
+        if name in graded.graded_chapters():
             path = assignments.write_student_assignment(name)
             print(f"{name}: assignment {path.relative_to(ROOT)} written")
 

@@ -18,16 +18,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import yaml
-
 ROOT = Path(__file__).resolve().parent.parent
-# Not needed to make the PDF.
-NOT_COPIED = set(
+# Not needed to make the PDF. _book* (_book, _book-<profile>): so the one
+# in the copy is the PDF's, whichever profile Quarto took (QUARTO_PROFILE).
+NOT_COPIED = (
     ".git .venv .quarto .jupyter_cache node_modules __pycache__ notebooks "
-    "assignments _assignments tests".split()
+    "assignments _assignments tests _book*".split()
 )
 # What Quarto, Pandoc and the Lua filters print when they warn (colours
 # removed); not a bare WARNING, which every kernel prints at its start.
@@ -36,19 +35,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def warnings(log: str) -> list[str]:
-    return [
-        line for line in ANSI.sub("", log).splitlines() if WARNING.search(line)
-    ]
-
-
-def output_dir(root: Path, profiles: list[str]) -> str:
-    folder = "_book"
-    for name in ["_quarto.yml"] + [f"_quarto-{p}.yml" for p in profiles]:
-        path = root / name
-        if path.is_file():
-            config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-            folder = (config.get("project") or {}).get("output-dir", folder)
-    return folder
+    return list(filter(WARNING.search, ANSI.sub("", log).splitlines()))
 
 
 def run(command: list[str], folder: Path, echo: bool) -> tuple[int, str]:
@@ -73,15 +60,16 @@ def run(command: list[str], folder: Path, echo: bool) -> tuple[int, str]:
     for line in process.stdout:
         lines.append(line)
         if echo:
-            sys.stdout.write(line)
-            sys.stdout.flush()
+            print(line, end="", flush=True)
     return process.wait(), "".join(lines)
 
 
-def copy_pdf_results(copy: Path, root: Path, output: str) -> None:
-    for pdf in (copy / output).glob("*.pdf"):
-        (root / output).mkdir(exist_ok=True)
-        shutil.copy2(pdf, root / output / pdf.name)
+def copy_pdf_results(copy: Path, root: Path) -> int:
+    """The number of PDFs copied back (0: none in a _book* folder)."""
+    pdfs = list(copy.glob("_book*/*.pdf"))
+    for pdf in pdfs:
+        (root / pdf.parent.name).mkdir(exist_ok=True)
+        shutil.copy2(pdf, root / pdf.parent.name / pdf.name)
     for result in (copy / "_freeze").rglob("execute-results/typ.json"):
         chapter = result.parent.parent.relative_to(copy)
         target = root / chapter
@@ -91,6 +79,7 @@ def copy_pdf_results(copy: Path, root: Path, output: str) -> None:
         shutil.rmtree(target / "figure-typst", ignore_errors=True)
         if figures.is_dir():
             shutil.copytree(figures, target / "figure-typst")
+    return len(pdfs)
 
 
 def render(
@@ -99,40 +88,27 @@ def render(
     """(the first failing exit code or 0, the log) of both formats."""
     root = root or ROOT
     profile = ["--profile", ",".join(profiles)] if profiles else []
-    output = output_dir(root, profiles)
     staged = set(root.glob("chapters/*_files"))
-    scratch = tempfile.TemporaryDirectory(prefix="book-pdf-")
     try:
-        copy = Path(scratch.name) / "book"
-        shutil.copytree(
-            root,
-            copy,
-            symlinks=True,
-            ignore=lambda folder, names: {
-                n
-                for n in names
-                if n in NOT_COPIED or (Path(folder) == root and n == output)
-            },
-        )
-        results = {}
-        pdf = [quarto, "render", "--to", "typst", *profile]
-        worker = threading.Thread(
-            target=lambda: results.update(PDF=run(pdf, copy, False))
-        )
-        worker.start()
-        website = [quarto, "render", "--to", "html", *profile]
-        results["website"] = run(website, root, echo)
-        worker.join()
-        log = results["website"][1] + results["PDF"][1]
-        if echo:
-            print(results["PDF"][1], end="")
-        for name, (code, _) in results.items():
-            if code != 0:
-                return code, log + f"render: the {name} failed ({code})\n"
-        copy_pdf_results(copy, root, output)
-        return 0, log
+        with tempfile.TemporaryDirectory(prefix="book-pdf-") as scratch:
+            copy = Path(scratch) / "book"
+            ignored = shutil.ignore_patterns(*NOT_COPIED)
+            shutil.copytree(root, copy, symlinks=True, ignore=ignored)
+            render_to = [quarto, "render", *profile, "--to"]
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                pdf = pool.submit(run, [*render_to, "typst"], copy, False)
+                results = {"website": run([*render_to, "html"], root, echo)}
+                results["PDF"] = pdf.result()
+            log = results["website"][1] + results["PDF"][1]
+            if echo:
+                print(results["PDF"][1], end="")
+            for name, (code, _) in results.items():
+                if code != 0:
+                    return code, log + f"render: the {name} failed ({code})\n"
+            if not copy_pdf_results(copy, root):
+                return 1, log + "render: the PDF is in no _book* folder\n"
+            return 0, log
     finally:
-        scratch.cleanup()
         # `--to html` leaves the PDF's figures staged beside the chapters.
         for folder in set(root.glob("chapters/*_files")) - staged:
             shutil.rmtree(folder)
@@ -143,12 +119,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("quarto")
     parser.add_argument("--profile", default="")
     arguments, rest = parser.parse_known_args(argv)
-    profiles = [p for p in arguments.profile.split(",") if p]
-    if rest:
-        profile = ["--profile", ",".join(profiles)] if profiles else []
-        command = [arguments.quarto, "render", *rest, *profile]
-        code, log = run(command, ROOT, True)
+    if rest:  # one page: `quarto render` with the arguments as given
+        code, log = run([arguments.quarto, "render", *argv[1:]], ROOT, True)
     else:
+        profiles = [p for p in arguments.profile.split(",") if p]
         code, log = render(arguments.quarto, profiles)
     if code != 0:
         print(log.splitlines()[-1] if log else "", file=sys.stderr)

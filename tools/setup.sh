@@ -7,11 +7,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 python=${PYTHON:-python3}
 # Only to create .venv: once it exists, its own Python is the one used.
 if [ ! -x .venv/bin/python ]; then
-    if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))'
-    then
+    "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || {
         echo "setup: needs Python 3.10 or newer as $python (or PYTHON)." >&2
         exit 2
-    fi
+    }
     # Outside the project, .venv a link to it (tools/env_dir.sh): its
     # 50,000 files cost a page's render 4 s inside.
     source tools/env_dir.sh
@@ -34,7 +33,7 @@ if ! cmp -s requirements.txt "$stamp"; then
         -r requirements.txt
     cp requirements.txt "$stamp"
     # A render's cached chapters were executed with the packages before.
-    rm -rf .quarto/jupyter-cache .quarto/jupyter-cache-pdf
+    rm -rf .jupyter_cache
 fi
 # One thread keeps float reductions in the order the notebooks recorded.
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
