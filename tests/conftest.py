@@ -170,6 +170,9 @@ SOURCES = [
     "index.qmd",
     "references.bib",
     "pyproject.toml",
+    # The title cells name the pinned torch: without it every notebook
+    # of a copy would be out of date.
+    "requirements.txt",
     "chapters",
     "notebooks",
     "figures",
