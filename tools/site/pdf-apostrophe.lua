@@ -6,36 +6,24 @@
 -- smart quotes read a ' after the citation's closing bracket as an
 -- opening quote (‘s), and one after a digit as a prime (3′s). Written as
 -- Typst source, ’ stays as it is.
-local APOSTROPHE = "’"
+local APOSTROPHE = pandoc.RawInline("typst", "’")
 
--- The text after a leading apostrophe (either form), or nil.
-local function after_apostrophe(text)
-  for _, mark in ipairs({ "'", APOSTROPHE }) do
-    if text:sub(1, #mark) == mark then
-      return text:sub(#mark + 1)
-    end
+-- text as inlines, each apostrophe after a digit (or, after a citation,
+-- at the start) written as Typst source: marked with a NUL byte, which
+-- no text holds, then split there.
+local function possessives(text, after_cite)
+  text = text:gsub("(%d)'", "%1\0"):gsub("(%d)’", "%1\0")
+  if after_cite then
+    text = text:gsub("^'", "\0"):gsub("^’", "\0")
   end
-  return nil
-end
-
--- text as inlines, each apostrophe after a digit written as Typst source.
-local function after_digits(text)
   local parts = pandoc.Inlines({})
   local start = 1
-  while true do
-    local found, stop = nil, nil
-    for _, candidate in ipairs({ "'", APOSTROPHE }) do
-      local at = text:find("%d" .. candidate, start)
-      if at and (found == nil or at < found) then
-        found, stop = at, at + #candidate
-      end
+  for at in text:gmatch("()\0") do
+    if at > start then
+      parts:insert(pandoc.Str(text:sub(start, at - 1)))
     end
-    if not found then
-      break
-    end
-    parts:insert(pandoc.Str(text:sub(start, found)))
-    parts:insert(pandoc.RawInline("typst", APOSTROPHE))
-    start = stop + 1
+    parts:insert(APOSTROPHE)
+    start = at + 1
   end
   if start <= #text then
     parts:insert(pandoc.Str(text:sub(start)))
@@ -46,15 +34,10 @@ end
 function Inlines(inlines)
   local result = pandoc.Inlines({})
   for i, inline in ipairs(inlines) do
-    local previous = inlines[i - 1]
-    local rest = inline.t == "Str" and after_apostrophe(inline.text)
-    if rest and previous and previous.t == "Cite" then
-      result:insert(pandoc.RawInline("typst", APOSTROPHE))
-      if rest ~= "" then
-        result:insert(pandoc.Str(rest))
-      end
-    elseif inline.t == "Str" then
-      result:extend(after_digits(inline.text))
+    if inline.t == "Str" then
+      local previous = inlines[i - 1]
+      local after_cite = previous ~= nil and previous.t == "Cite"
+      result:extend(possessives(inline.text, after_cite))
     else
       result:insert(inline)
     end
