@@ -81,9 +81,10 @@ FINISHED = {
         '<div id="ojs-cell-1"></div>' + OJS_START,
         [
             "IntersectionObserver",
-            '"../tools/site/ojs/htl.min.js";[^@]*"../tools/site/ojs/'
-            'inputs.min.js";[^@]*await import\\("../site_libs/quarto-ojs/'
-            'quarto-ojs-runtime.js"\\);\n  if[^@]*interpretFromScriptTags',
+            'await tbLoadInOrder\\(\\["../tools/site/ojs/htl.min.js", '
+            '"../tools/site/ojs/inputs.min.js"\\]\\);\n  await import\\('
+            '"../site_libs/quarto-ojs/quarto-ojs-runtime.js"\\);\n  if[^@]*'
+            "interpretFromScriptTags",
         ],
         ['<script type="module" src="[^"]*runtime', "<script src=[^>]*ojs/"],
     ),

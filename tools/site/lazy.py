@@ -2,6 +2,8 @@
 
 - Quarto builds hundreds of hover previews at load; each is built (and
   popper and tippy loaded) when its link is first hovered or focused.
+- An explorer's OJS runtime and libraries load when its section comes
+  near the screen.
 - Search and bootstrap.min.js load on the first touch, click or key (at
   once on a wide screen, whose sidebar shows the search box, and on a
   page opened from a search result); an early click on a toggle replays.
@@ -24,20 +26,20 @@ LAZY_SCRIPTS = {
 }
 DEFERRED = re.compile(r'<script defer src="([^"]+/([^"/]+))"></script>\n?')
 TIPPY_CALL = "window.tippy(el, config);"
+# The one script loader of both lazy loaders: async false runs the
+# scripts in order (Inputs needs htl) while all download at once.
+LOAD_IN_ORDER = """const tbLoadInOrder = (sources) => Promise.all(sources.map(
+    (src) => new Promise((onload, onerror) => document.head.appendChild(
+      Object.assign(document.createElement("script"),
+        { src, async: false, onload, onerror })))));"""
 LOADER = """<script data-tb-lazy-scripts>
 // Search, hover previews and Bootstrap load when first wanted
 // (tools/site/lazy.py).
 (() => {
   const sources = SOURCES;
   const loaded = {};
-  const load = (group) => loaded[group] ||= sources[group].reduce(
-    (before, src) => before.then(() => new Promise((resolve, reject) => {
-      const script = document.createElement("script");
-      script.src = src;
-      script.onload = resolve;
-      script.onerror = reject;
-      document.head.appendChild(script);
-    })), Promise.resolve());
+  LOAD_IN_ORDER
+  const load = (group) => loaded[group] ||= tbLoadInOrder(sources[group]);
   // A script loaded after DOMContentLoaded still gets its handler for it
   // run (once the script has run).
   let parsed = false;
@@ -124,6 +126,64 @@ HEADER_OFFSET = """<script data-tb-header-offset>
 """
 
 
+RUNTIME_TAG = re.compile(
+    r'<script type="module" src="([^"]*quarto-ojs-runtime\.js)"></script>\n?'
+)
+# The inline module Quarto writes after the explorers' cells: it sets the
+# runtime's paths and interprets the cells.
+RUNTIME_START = re.compile(
+    r'<script type="module">\n(if \(window\.location\.protocol === "file:"\)'
+    r".*?window\._ojs\.runtime\.interpretFromScriptTags\(\);\n)</script>",
+    re.S,
+)
+# The libraries an explorer loads before its cells (tools/site/README.md).
+OJS_LIBRARY = re.compile(
+    r'<script src="([^"]*/ojs/(?:htl|inputs)\.min\.js)"></script>\n?'
+)
+LAZY_OJS = """<script type="module" data-tb-lazy-ojs>
+// The OJS runtime and the explorers' libraries (Inputs, htl) load when
+// the explorer's section comes near the screen (tools/site/lazy.py).
+LOAD_IN_ORDER
+const tbStartOjs = async () => {
+  await tbLoadInOrder(LIBRARIES);
+  await import(RUNTIME);
+STATEMENTS};
+const tbFirstCell = document.querySelector("[id^='ojs-cell-']");
+if (!tbFirstCell || !("IntersectionObserver" in window)) {
+  tbStartOjs();
+} else {
+  const tbObserver = new IntersectionObserver((entries) => {
+    if (entries.some((entry) => entry.isIntersecting)) {
+      tbObserver.disconnect();
+      tbStartOjs();
+    }
+  }, { rootMargin: "600px 0px" });
+  // Its section, not the cell: a cell without output is display: none,
+  // and that never intersects the screen.
+  tbObserver.observe(tbFirstCell.closest("section") || tbFirstCell);
+}
+</script>"""
+
+
+def lazy_ojs(page: str) -> str:
+    tag = RUNTIME_TAG.search(page)
+    start = RUNTIME_START.search(page)
+    if not tag or not start:
+        return page
+    statements = "".join(
+        f"  {line}\n" for line in start.group(1).splitlines() if line
+    )
+    loader = (
+        LAZY_OJS.replace("LOAD_IN_ORDER", LOAD_IN_ORDER)
+        .replace("LIBRARIES", json.dumps(OJS_LIBRARY.findall(page)))
+        .replace("RUNTIME", json.dumps(tag.group(1)))
+        .replace("STATEMENTS", statements)
+    )
+    page = page[: start.start()] + loader + page[start.end() :]
+    page = OJS_LIBRARY.sub("", page)
+    return RUNTIME_TAG.sub("", page, count=1)
+
+
 def lazy_scripts(page: str) -> str:
     if "data-tb-lazy-scripts" in page:
         return page
@@ -143,7 +203,9 @@ def lazy_scripts(page: str) -> str:
         return page  # Quarto changed: keep its scripts as they were
     if not sources or len(sources.get("search", "abc")) != 3:
         return page
-    loader = LOADER.replace("SOURCES", json.dumps(sources))
+    loader = LOADER.replace("LOAD_IN_ORDER", LOAD_IN_ORDER).replace(
+        "SOURCES", json.dumps(sources)
+    )
     body = page[head_end:].replace(TIPPY_CALL, "window.tbTippy(el, config);")
     return head + loader + body
 

@@ -50,41 +50,6 @@ CODE_LINE_ANCHOR = re.compile(
     r'<a href="#cb\d+-\d+" aria-hidden="true" tabindex="-1"></a>'
 )
 PAGINATION_LABEL = re.compile(r'(class="pagination-link") aria-label="[^"]*"')
-RUNTIME_TAG = re.compile(
-    r'<script type="module" src="([^"]*quarto-ojs-runtime\.js)"></script>\n?'
-)
-# The inline module Quarto writes after the explorers' cells: it sets the
-# runtime's paths and interprets the cells.
-RUNTIME_START = re.compile(
-    r'<script type="module">\n(if \(window\.location\.protocol === "file:"\)'
-    r".*?window\._ojs\.runtime\.interpretFromScriptTags\(\);\n)</script>",
-    re.S,
-)
-# The libraries an explorer loads before its cells (tools/site/README.md).
-OJS_LIBRARY = re.compile(
-    r'<script src="([^"]*/ojs/(?:htl|inputs)\.min\.js)"></script>\n?'
-)
-LAZY_START = """<script type="module" data-tb-lazy-ojs>
-// The OJS runtime loads when the explorer's section comes near the screen
-// (tools/site/postrender.py).
-const tbStartOjs = async () => {{
-{libraries}  await import("{runtime}");
-{statements}}};
-const tbFirstCell = document.querySelector("[id^='ojs-cell-']");
-if (!tbFirstCell || !("IntersectionObserver" in window)) {{
-  tbStartOjs();
-}} else {{
-  const tbObserver = new IntersectionObserver((entries) => {{
-    if (entries.some((entry) => entry.isIntersecting)) {{
-      tbObserver.disconnect();
-      tbStartOjs();
-    }}
-  }}, {{ rootMargin: "600px 0px" }});
-  // Its section, not the cell: a cell without output is display: none,
-  // and that never intersects the screen.
-  tbObserver.observe(tbFirstCell.closest("section") || tbFirstCell);
-}}
-</script>"""
 HEAD_SCRIPT = re.compile(r'<script src="([^"]+)"></script>')
 OUTPUT_PRE = re.compile(
     r'(<div class="cell-output cell-output-stdout">\s*)<pre>(<code>(.*?)'
@@ -96,32 +61,6 @@ PHONE_COLUMNS = 40
 CODE_PRE = re.compile(
     r'<pre class="sourceCode([^"]*)">(<code\b.*?</pre>)', re.S
 )
-
-
-def lazy_ojs(page: str) -> str:
-    tag = RUNTIME_TAG.search(page)
-    start = RUNTIME_START.search(page)
-    if not tag or not start:
-        return page
-    statements = "".join(
-        f"  {line}\n" for line in start.group(1).splitlines() if line
-    )
-    # The explorers' libraries (Inputs, htl) load with the runtime, in
-    # order, rather than holding up the parsing of the page.
-    libraries = "".join(
-        f"  await new Promise((resolve, reject) => {{\n"
-        f'    const script = document.createElement("script");\n'
-        f'    script.src = "{src}";\n'
-        f"    script.onload = resolve;\n    script.onerror = reject;\n"
-        f"    document.head.appendChild(script);\n  }});\n"
-        for src in OJS_LIBRARY.findall(page)
-    )
-    loader = LAZY_START.format(
-        runtime=tag.group(1), statements=statements, libraries=libraries
-    )
-    page = page[: start.start()] + loader + page[start.end() :]
-    page = OJS_LIBRARY.sub("", page)
-    return RUNTIME_TAG.sub("", page, count=1)
 
 
 def defer_head_scripts(page: str) -> str:
@@ -208,7 +147,7 @@ def finish(page: str, anchor_font: str | None = None) -> str:
     page = focusable_when_wide(page, CODE_PRE, "Code")
     page = dom.sized_code_blocks(page)
     page = dom.prebuilt_anchors(page, anchor_font)
-    page = lazy.lazy_scripts(defer_head_scripts(lazy_ojs(page)))
+    page = lazy.lazy_scripts(defer_head_scripts(lazy.lazy_ojs(page)))
     page = phone_contents.phone_contents(page)
     page = focusable_when_wide(page, OUTPUT_PRE, "Printed output")
     return lazy.header_offset(page)
