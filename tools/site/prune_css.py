@@ -23,7 +23,11 @@ BUILT = {"bs-tooltip-auto", "bs-popover-auto"}
 # Prefixes of class names that generated code may assemble (the OJS
 # runtime, Bootstrap, Algolia's autocomplete): rules with them stay.
 PREFIXES = ("observablehq", "ojs-", "bs-", "aa-")
-SPECIAL = re.compile(r"""/\*|["'{};]""")
+# What opens or ends a statement, and what may hold a brace that does
+# not: a comment, a string.
+TOKEN = re.compile(
+    r"""/\*.*?\*/|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|[{};]""", re.S
+)
 # A word: a run of these bytes (a class or id name is one); a page is read
 # as bytes, and every other byte, UTF-8's included, ends a word.
 WORD_BYTES = (
@@ -39,44 +43,27 @@ NESTED = ("@media", "@supports", "@container", "@layer")
 def blocks(css: str) -> list[tuple[str, str | None]]:
     """The top-level statements of a stylesheet: (prelude, body or None)."""
     found: list[tuple[str, str | None]] = []
-    depth = 0
-    start = 0
+    depth = start = 0
     prelude = ""
-    position = 0
-    while True:
-        match = SPECIAL.search(css, position)
-        if match is None:
-            break
-        token, at = match.group(0), match.start()
-        position = match.end()
-        if token == "/*":
-            end = css.find("*/", position)
-            position = len(css) if end < 0 else end + 2
+    for match in TOKEN.finditer(css):
+        token, at, end = match.group(0), match.start(), match.end()
+        if token.startswith("/*"):
             if depth == 0 and not css[start:at].strip():
-                found.append((css[at:position], None))
-                start = position
-        elif token in "\"'":
-            while True:
-                end = css.find(token, position)
-                if end < 0:
-                    position = len(css)
-                    break
-                position = end + 1
-                if css[end - 1] != "\\":
-                    break
+                found.append((token, None))
+                start = end
         elif token == "{":
             if depth == 0:
                 prelude = css[start:at].strip()
-                start = position
+                start = end
             depth += 1
         elif token == "}":
             depth -= 1
             if depth == 0:
                 found.append((prelude, css[start:at]))
-                start = position
+                start = end
         elif token == ";" and depth == 0:
-            found.append((css[start:position].strip(), None))
-            start = position
+            found.append((css[start:end].strip(), None))
+            start = end
     if css[start:].strip():
         found.append((css[start:].strip(), None))
     return found

@@ -3,7 +3,10 @@
 Quarto writes each formula into `search.json` as its TeX, and the search
 box shows it so: "X \\in \\mathbb{R}^{B \\times S \\times D}"; this makes it
 "X ∈ ℝ^B × S × D". Only the commands the book uses are rewritten, so a
-backslash in printed code ("\\n") stays.
+backslash in printed code ("\\n") stays. pylatexenc's LatexNodes2Text
+(tried, 2.10) reads worse: "X ∈ℝ^B ×S ×D", "a+b/c" for a compound
+fraction, equation numbers left in; and the index holds formulas among
+code without delimiters, whose braces, % and ~ it would rewrite.
 """
 
 from __future__ import annotations
