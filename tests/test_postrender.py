@@ -368,29 +368,3 @@ def test_an_icon_missing_from_the_subset_warns_and_keeps_quartos(
     assert icons.install(tmp_path, prune_css.site_words(tmp_path)) == ["alarm"]
     assert "WARN:" in capsys.readouterr().err
     assert (target / "bootstrap-icons.woff").exists()
-
-
-def test_a_one_page_render_finishes_only_the_page_it_wrote(
-    tmp_path, monkeypatch
-):
-    site = tmp_path / "_book"
-    (site / "chapters").mkdir(parents=True)
-    plain = page(OJS_START)
-    for name in ("index.html", "chapters/a.html", "chapters/b.html"):
-        (site / name).write_text(plain, encoding="utf-8")
-    # Quarto names the files it wrote relative to the project, its cwd.
-    monkeypatch.chdir(tmp_path)
-    one_page = {"QUARTO_PROJECT_OUTPUT_FILES": "_book/chapters/a.html\n"}
-    assert postrender.main(["_book"], one_page) == 0
-    changed = {
-        str(path.relative_to(site))
-        for path in site.rglob("*.html")
-        if path.read_text(encoding="utf-8") != plain
-    }
-    assert changed == {"chapters/a.html"}
-    every_page = {**one_page, "QUARTO_PROJECT_RENDER_ALL": "1"}
-    assert postrender.main(["_book"], every_page) == 0
-    assert all(
-        path.read_text(encoding="utf-8") != plain
-        for path in site.rglob("*.html")
-    )
