@@ -16,7 +16,7 @@ import shutil
 import pytest
 from conftest import ROOT
 
-from tools.site import dom, icons, postrender, prune_css, search_text
+from tools.site import dom, postrender, prune_css, search_text
 
 HEAD = """<html><head>
 <style>p{}</style>
@@ -340,7 +340,9 @@ def test_css_rules_nothing_in_the_site_can_match_are_dropped():
 def site_with_icons(tmp_path, used):
     target = tmp_path / "site_libs" / "bootstrap"
     target.mkdir(parents=True)
-    (target / icons.CSS).write_text(".bi-alarm::before{}", encoding="utf-8")
+    (target / prune_css.ICON_CSS).write_text(
+        ".bi-alarm::before{}", encoding="utf-8"
+    )
     (target / "bootstrap-icons.woff").write_bytes(b"wOFF")
     (tmp_path / "index.html").write_text(
         f'<i class="bi bi-{used}"></i>', encoding="utf-8"
@@ -350,21 +352,25 @@ def site_with_icons(tmp_path, used):
 
 
 def test_the_icon_subset_replaces_quartos_font(tmp_path):
-    css = (icons.HERE / icons.CSS).read_text(encoding="utf-8")
+    css = (prune_css.ICONS / prune_css.ICON_CSS).read_text(encoding="utf-8")
     target = site_with_icons(tmp_path, "github")
     words = prune_css.site_words(tmp_path)
-    assert icons.used_icons(words) == {"github", "file-pdf"}
-    assert icons.install(tmp_path, words) == []
-    assert (target / icons.CSS).read_text(encoding="utf-8") == css
-    assert (target / icons.FONT).read_bytes()[:4] == b"wOF2"
+    assert prune_css.used_icons(words) == {"github", "file-pdf"}
+    assert prune_css.install_icons(tmp_path, words) == []
+    assert (target / prune_css.ICON_CSS).read_text(encoding="utf-8") == css
+    assert (target / prune_css.ICON_FONT).read_bytes()[:4] == b"wOF2"
     assert not (target / "bootstrap-icons.woff").exists()
-    assert icons.install(tmp_path, words) == []  # again: nothing changes
+    assert (
+        prune_css.install_icons(tmp_path, words) == []
+    )  # again: nothing changes
 
 
 def test_an_icon_missing_from_the_subset_warns_and_keeps_quartos(
     tmp_path, capsys
 ):
     target = site_with_icons(tmp_path, "alarm")
-    assert icons.install(tmp_path, prune_css.site_words(tmp_path)) == ["alarm"]
+    assert prune_css.install_icons(
+        tmp_path, prune_css.site_words(tmp_path)
+    ) == ["alarm"]
     assert "WARN:" in capsys.readouterr().err
     assert (target / "bootstrap-icons.woff").exists()

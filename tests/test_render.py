@@ -328,7 +328,7 @@ def test_site_loads_only_what_a_page_needs(rendered):
     copy = rendered[0]
     site = copy / "_book"
     libs = site / "site_libs" / "bootstrap"
-    # The icon subset replaced Quarto's whole font (tools/site/icons.py).
+    # The icon subset replaced Quarto's whole font (tools/site/prune_css.py).
     assert not (libs / "bootstrap-icons.woff").exists()
     assert (libs / "bootstrap-icons.woff2").stat().st_size < 4000
     # Bootstrap's stylesheets were pruned (about 500 KB each before).

@@ -25,15 +25,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from tools.site import (
-    dom,
-    icons,
-    lazy,
-    maths,
-    phone_contents,
-    prune_css,
-    search_text,
-)
+from tools.site import dom, lazy, maths, prune_css, search_text
 
 # A table of the text (not a code cell's line-number table, which has none
 # here): Quarto writes `<table class="caption-top table">` and the like.
@@ -148,7 +140,7 @@ def finish(page: str, anchor_font: str | None = None) -> str:
     page = dom.sized_code_blocks(page)
     page = dom.prebuilt_anchors(page, anchor_font)
     page = lazy.lazy_scripts(defer_head_scripts(lazy.lazy_ojs(page)))
-    page = phone_contents.phone_contents(page)
+    page = dom.phone_contents(page)
     page = focusable_when_wide(page, OUTPUT_PRE, "Printed output")
     return lazy.header_offset(page)
 
@@ -180,7 +172,7 @@ def main(argv: list[str], environ: Mapping[str, str] = os.environ) -> int:
     search_text.rewrite_index(Path(site))
     # After the pages: what the pages (and scripts) use decides what stays.
     words = prune_css.site_words(Path(site))
-    icons.install(Path(site), words)
+    prune_css.install_icons(Path(site), words)
     prune_css.prune_site(Path(site), words)
     return 0
 

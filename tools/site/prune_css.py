@@ -1,4 +1,4 @@
-"""Drop the rules of Bootstrap's CSS that nothing in the site can match.
+"""Only the CSS rules and icons the site can use.
 
 Each theme's stylesheet (about 500 KB) holds up a page's first paint.
 Measured (Lighthouse mobile, median of 5): without pruning, systems,
@@ -8,12 +8,19 @@ page and no script (what is inside `:not()` or brackets never counts).
 
 PurgeCSS (npm) does the same, but would put an npm install into every
 render, which needs only Node's binary (for KaTeX).
+
+Quarto serves all of Bootstrap Icons (a 176 KB WOFF and 100 KB of CSS) to
+show about a dozen; `icons/` holds the subset (fontTools' pyftsubset makes
+it: README.md). If the site uses an icon the subset lacks, it keeps
+Quarto's font and prints a `WARN:` line, which fails tools/render.sh.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,6 +45,11 @@ WORD_BYTES = (
 NOT_WORD_TO_SPACE = bytes(b if b in WORD_BYTES else 32 for b in range(256))
 NAME = re.compile(r"[.#](-?[_A-Za-z][\w-]*)(\\)?")
 NESTED = ("@media", "@supports", "@container", "@layer")
+ICONS = Path(__file__).with_name("icons")
+ICON_CSS = "bootstrap-icons.css"
+ICON_FONT = "bootstrap-icons.woff2"
+ICON_NAME = re.compile(r"\bbi-([a-z0-9]+(?:-[a-z0-9]+)*)")
+ICON_RULE = re.compile(r"^\.bi-([a-z0-9-]+)::before", re.M)
 
 
 def blocks(css: str) -> list[tuple[str, str | None]]:
@@ -139,9 +151,38 @@ def site_words(site: Path) -> set[str]:
 
 def prune_site(site: Path, words: set[str]) -> None:
     for sheet in (site / "site_libs" / "bootstrap").glob("bootstrap*.css"):
-        if sheet.name == "bootstrap-icons.css":
+        if sheet.name == ICON_CSS:
             continue
         css = sheet.read_text(encoding="utf-8")
         pruned = prune(css, words)
         if pruned != css:
             sheet.write_text(pruned, encoding="utf-8")
+
+
+def used_icons(words: set[str]) -> set[str]:
+    # A word of site_words (a run of [A-Za-z0-9_-]) holds an
+    # icon's name whole: the words name every icon the pages and scripts do.
+    return {name for word in words for name in ICON_NAME.findall(word)}
+
+
+def install_icons(site: Path, words: set[str]) -> list[str]:
+    """Put the subset in the site; the used icons it lacks (if any)."""
+    target = site / "site_libs" / "bootstrap"
+    if not (target / ICON_CSS).is_file():
+        return []
+    css = (ICONS / ICON_CSS).read_text(encoding="utf-8")
+    missing = sorted(used_icons(words) - set(ICON_RULE.findall(css)))
+    if missing:
+        print(
+            "WARN: postrender: the site uses icons missing from "
+            f"tools/site/icons/: {', '.join(missing)}; it keeps Quarto's "
+            "whole icon font (tools/site/README.md: the icon subset)",
+            file=sys.stderr,
+        )
+        return missing
+    if (target / ICON_CSS).read_text(encoding="utf-8") != css:
+        (target / ICON_CSS).write_text(css, encoding="utf-8")
+    if not (target / ICON_FONT).is_file():
+        shutil.copyfile(ICONS / ICON_FONT, target / ICON_FONT)
+    (target / "bootstrap-icons.woff").unlink(missing_ok=True)
+    return []
