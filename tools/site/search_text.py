@@ -118,13 +118,9 @@ def rewrite_index(site: Path) -> None:
     if not path.is_file():
         return
     entries = json.loads(path.read_text(encoding="utf-8"))
-    changed = False
     for entry in entries:
         for key in ("title", "section", "text"):
             if isinstance(entry.get(key), str):
-                text = without_callout_kinds(readable(entry[key]))
-                changed = changed or text != entry[key]
-                entry[key] = text
-    if changed:
-        text = json.dumps(entries, ensure_ascii=False)
-        path.write_text(text, encoding="utf-8")
+                entry[key] = without_callout_kinds(readable(entry[key]))
+    text = json.dumps(entries, ensure_ascii=False)
+    path.write_text(text, encoding="utf-8")
