@@ -21,6 +21,7 @@ from __future__ import annotations
 import html
 import os
 import re
+import struct
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -87,11 +88,8 @@ def image_size(path: Path) -> tuple[int, int] | None:
             header = file.read(2048)
     except OSError:
         return None
-    if header[:8] == b"\x89PNG\r\n\x1a\n":
-        return (
-            int.from_bytes(header[16:20], "big"),
-            int.from_bytes(header[20:24], "big"),
-        )
+    if header[:8] == b"\x89PNG\r\n\x1a\n":  # then its IHDR: width, height
+        return struct.unpack(">II", header[16:24])
     found = SVG_SIZE.search(header.decode("utf-8", "replace"))
     if found is None:
         return None
