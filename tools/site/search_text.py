@@ -45,6 +45,7 @@ SYMBOLS = {
 DROPPED = ("qquad", "quad", "left", "right", "big", "bigl", "bigr", "Bigl")
 # Functions set upright: their names.
 FUNCTIONS = ("tanh", "exp", "log", "max", "min", "softmax")
+READ_AS = SYMBOLS | dict.fromkeys(DROPPED, " ") | {f: f for f in FUNCTIONS}
 # \name{content} whose content is what a reader reads.
 WRAPPERS = ("operatorname", "text", "mathrm", "mathbf", "mathit")
 BLACKBOARD = {"R": "ℝ", "N": "ℕ", "Z": "ℤ"}
@@ -84,13 +85,10 @@ def _one_round(text: str) -> str:
     text = re.sub(rf"\\sqrt{ARGUMENT}", r"√(\1)", text)
     # The brace's label may have lost its braces in an earlier round.
     text = re.sub(rf"\\underbrace{ARGUMENT}_(?:{ARGUMENT}|\w+)", r"\1", text)
-    text = re.sub(rf"\\(?:{'|'.join(DROPPED)})(?![A-Za-z])", " ", text)
     text = re.sub(r"\\[,;!]", " ", text)
     text = re.sub(
         r"\\([A-Za-z]+)(?![A-Za-z])",
-        lambda m: SYMBOLS.get(
-            m.group(1), m.group(1) if m.group(1) in FUNCTIONS else m.group(0)
-        ),
+        lambda m: READ_AS.get(m.group(1), m.group(0)),
         text,
     )
     # A sub- or superscript's braces: D_{ff} reads D_ff.

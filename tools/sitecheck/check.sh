@@ -48,16 +48,14 @@ server=
 trap '[ -n "$server" ] && kill "$server"; rm -rf "$work"' EXIT
 status=0
 declare -A result
+# Runs a check (the command after its name) and records its result.
+check() { if "${@:2}"; then result[$1]=passed; else result[$1]=FAILED status=1; fi; }
 echo "== links and anchors (linkinator)"
 rewrite=()
 [ "$prefix" != / ] && rewrite=(--url-rewrite-search "$prefix" --url-rewrite-replace /)
-if "$bin/linkinator" "${pages[@]}" --server-root "$site" --recurse --check-fragments \
+check links "$bin/linkinator" "${pages[@]}" --server-root "$site" --recurse --check-fragments \
     --skip '^https?://(?!localhost|127\.0\.0\.1)' "${rewrite[@]}" \
-    --timeout $((timeout * 1000)) --verbosity error; then
-    result[links]=passed
-else
-    result[links]=FAILED status=1
-fi
+    --timeout $((timeout * 1000)) --verbosity error
 
 echo "== the book's checks in Chromium (axe, errors, other hosts, layout)"
 # Served as GitHub Pages serves it, under its folder.
@@ -68,12 +66,8 @@ print(s.getsockname()[1])')
 python3 -m http.server "$port" --bind 127.0.0.1 -d "$root" >/dev/null 2>&1 &
 server=$!
 for _ in $(seq 50); do (: </dev/tcp/127.0.0.1/"$port") 2>/dev/null && break; sleep 0.1; done
-if SITECHECK_TIMEOUT=$timeout node "$here/book_checks.mjs" "http://127.0.0.1:$port$prefix" \
-    "${pages[@]}"; then
-    result[browser]=passed
-else
-    result[browser]=FAILED status=1
-fi
+check browser env SITECHECK_TIMEOUT="$timeout" node "$here/book_checks.mjs" \
+    "http://127.0.0.1:$port$prefix" "${pages[@]}"
 
 if [ $lighthouse = 1 ]; then
     echo "== Lighthouse CI (mobile; the median of each page's runs counts)"
