@@ -115,15 +115,11 @@ def prebuilt_anchors(page: str, font: str | None) -> str:
     return page[:head_style] + style + page[head_style:]
 
 
-def indentation(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
-
-
 def hanging_line(line: str) -> str:
     text = html.unescape(TAG.sub("", line))
     if len(text) <= LONG_LINE:
         return line
-    hang = indentation(text) + HANGING
+    hang = len(text) - len(text.lstrip(" ")) + HANGING
     return f'<span class="tb-long" style="--tb-hang:{hang}ch">{line}</span>'
 
 
@@ -168,7 +164,6 @@ OTHER_LINKS = re.compile(
 )
 ID = re.compile(r'\s(?:id|data-scroll-target)="[^"]*"')
 TITLE_END = "</header>"
-SUMMARY = "On this page"
 
 
 def phone_contents(page: str) -> str:
@@ -190,7 +185,7 @@ def phone_contents(page: str) -> str:
         f'<ul class="tb-phone-links">{links.group(1)}</ul>' if links else ""
     )
     copy = (
-        f'\n<details class="tb-phone-toc"><summary>{SUMMARY}</summary>'
+        f'\n<details class="tb-phone-toc"><summary>On this page</summary>'
         f"{notebook}{listed}</details>\n"
     )
     at = title_end + len(TITLE_END)
