@@ -9,7 +9,7 @@
 #   browser     book_checks.mjs in Chromium: axe-core in both schemes,
 #               JavaScript errors, other hosts, the layout (its header)
 #   lighthouse  Lighthouse CI, mobile, 3 runs a page, every page but
-#               404.html: lighthouserc.json asserts the median; below the
+#               404.html: lighthouserc.yml asserts the median; below the
 #               performance floor blocks, below the 0.95 goal only warns
 #
 # A browser call that hangs fails after SITECHECK_TIMEOUT seconds (60;
@@ -76,7 +76,7 @@ if [ $lighthouse = 1 ]; then
     for page in "${pages[@]}"; do
         [ "$page" = 404.html ] && continue
         for attempt in 1 2; do
-            timeout $((timeout * 5)) "$bin/lhci" collect --config="$here/lighthouserc.json" \
+            timeout $((timeout * 5)) "$bin/lhci" collect --config="$here/lighthouserc.yml" \
                 --additive --staticDistDir="$site" --url="/$page" >collect.log 2>&1 && break
             echo "$page: Lighthouse failed or hung ($(tail -n 1 collect.log))" \
                 "$([ $attempt = 1 ] && echo '; once more')"
@@ -97,7 +97,7 @@ for page, scores in sorted(runs.items()):
     each = ", ".join(f"{p:.2f}" for p in perf)
     print(f"{page}  {statistics.median(perf):.2f} ({each})  {access:.2f}")
 EOF
-    "$bin/lhci" assert --config="$here/lighthouserc.json" || { result[lighthouse]=FAILED; status=1; }
+    "$bin/lhci" assert --config="$here/lighthouserc.yml" || { result[lighthouse]=FAILED; status=1; }
 fi
 
 echo
