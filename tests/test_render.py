@@ -259,7 +259,7 @@ def test_pdf_is_typeset_as_a_book(rendered):
     )
     (_, top, _), (_, below, _) = lines[term], lines[term + 1]
     assert below - top > 9, f"{PDF}: 'Read it.' overlaps its description"
-    # tools/site/pdf-references.lua: an entry's second line hangs.
+    # tools/site/pdf-style.typ: an entry's second line hangs.
     first = next(
         i for i, (_, _, text) in enumerate(lines) if text.startswith("Ainslie")
     )
