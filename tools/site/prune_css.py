@@ -147,9 +147,7 @@ def prune_site(site: Path, words: set[str]) -> None:
         if sheet.name == ICON_CSS:
             continue
         css = sheet.read_text(encoding="utf-8")
-        pruned = prune(css, words)
-        if pruned != css:
-            sheet.write_text(pruned, encoding="utf-8")
+        sheet.write_text(prune(css, words), encoding="utf-8")
 
 
 def used_icons(words: set[str]) -> set[str]:
@@ -173,9 +171,7 @@ def install_icons(site: Path, words: set[str]) -> list[str]:
             file=sys.stderr,
         )
         return missing
-    if (target / ICON_CSS).read_text(encoding="utf-8") != css:
-        (target / ICON_CSS).write_text(css, encoding="utf-8")
-    if not (target / ICON_FONT).is_file():
-        shutil.copyfile(ICONS / ICON_FONT, target / ICON_FONT)
+    (target / ICON_CSS).write_text(css, encoding="utf-8")
+    shutil.copyfile(ICONS / ICON_FONT, target / ICON_FONT)
     (target / "bootstrap-icons.woff").unlink(missing_ok=True)
     return []

@@ -107,10 +107,6 @@ CALLOUT_KIND = re.compile(
 )
 
 
-def without_callout_kinds(text: str) -> str:
-    return CALLOUT_KIND.sub(r"\1", text)
-
-
 def rewrite_index(site: Path) -> None:
     path = site / "search.json"
     if not path.is_file():
@@ -119,6 +115,6 @@ def rewrite_index(site: Path) -> None:
     for entry in entries:
         for key in ("title", "section", "text"):
             if isinstance(entry.get(key), str):
-                entry[key] = without_callout_kinds(readable(entry[key]))
+                entry[key] = CALLOUT_KIND.sub(r"\1", readable(entry[key]))
     text = json.dumps(entries, ensure_ascii=False)
     path.write_text(text, encoding="utf-8")
