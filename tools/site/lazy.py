@@ -24,7 +24,7 @@ LAZY_SCRIPTS = {
     "tips": ("popper.min.js", "tippy.umd.min.js"),
     "bootstrap": ("bootstrap.min.js",),
 }
-DEFERRED = re.compile(r'<script defer src="([^"]+/([^"/]+))"></script>\n?')
+HEAD_SCRIPT = re.compile(r'<script src="([^"]*?([^"/]+))"></script>(\n?)')
 TIPPY_CALL = "window.tippy(el, config);"
 # The one script loader of both lazy loaders: async false runs the
 # scripts in order (Inputs needs htl) while all download at once.
@@ -185,24 +185,27 @@ def lazy_ojs(page: str) -> str:
 
 
 def lazy_scripts(page: str) -> str:
-    if "data-tb-lazy-scripts" in page:
-        return page
+    """Every script of the head deferred (it held up the page's parsing),
+    and those of LAZY_SCRIPTS left to the loader."""
     head_end = page.find("</head>")
+    if head_end < 0:
+        return page
     sources: dict[str, list[str]] = {}
     groups = {name: g for g, names in LAZY_SCRIPTS.items() for name in names}
 
     def take(match: re.Match) -> str:
-        group = groups.get(match.group(2))
-        if group is None:
-            return match.group(0)
-        sources.setdefault(group, []).append(match.group(1))
+        src, name, newline = match.groups()
+        if name not in groups:
+            return f'<script defer src="{src}"></script>{newline}'
+        sources.setdefault(groups[name], []).append(src)
         return ""
 
-    head = DEFERRED.sub(take, page[:head_end])
-    if "tips" in sources and TIPPY_CALL not in page:
-        return page  # Quarto changed: keep its scripts as they were
-    if not sources or len(sources.get("search", "abc")) != 3:
-        return page
+    head = HEAD_SCRIPT.sub(take, page[:head_end])
+    changed = "tips" in sources and TIPPY_CALL not in page
+    if changed or not sources or len(sources.get("search", "abc")) != 3:
+        # Quarto changed (or a finished page): its scripts only deferred
+        deferred = r'<script defer src="\1"></script>\3'
+        return HEAD_SCRIPT.sub(deferred, page[:head_end]) + page[head_end:]
     loader = LOADER.replace("LOAD_IN_ORDER", LOAD_IN_ORDER).replace(
         "SOURCES", json.dumps(sources)
     )

@@ -43,7 +43,6 @@ CODE_LINE_ANCHOR = re.compile(
     r'<a href="#cb\d+-\d+" aria-hidden="true" tabindex="-1"></a>'
 )
 PAGINATION_LABEL = re.compile(r'(class="pagination-link") aria-label="[^"]*"')
-HEAD_SCRIPT = re.compile(r'<script src="([^"]+)"></script>')
 OUTPUT_PRE = re.compile(
     r'(<div class="cell-output cell-output-stdout">\s*)<pre>(<code>(.*?)'
     r"</code></pre>)",
@@ -54,16 +53,6 @@ PHONE_COLUMNS = 40
 CODE_PRE = re.compile(
     r'<pre class="sourceCode([^"]*)">(<code\b.*?</pre>)', re.S
 )
-
-
-def defer_head_scripts(page: str) -> str:
-    head_end = page.find("</head>")
-    if head_end < 0:
-        return page
-    head = HEAD_SCRIPT.sub(
-        r'<script defer src="\1"></script>', page[:head_end]
-    )
-    return head + page[head_end:]
 
 
 def focusable_when_wide(page: str, block: re.Pattern, label: str) -> str:
@@ -137,7 +126,7 @@ def finish(page: str, anchor_font: str | None = None) -> str:
     page = focusable_when_wide(page, CODE_PRE, "Code")
     page = dom.sized_code_blocks(page)
     page = dom.prebuilt_anchors(page, anchor_font)
-    page = lazy.lazy_scripts(defer_head_scripts(lazy.lazy_ojs(page)))
+    page = lazy.lazy_scripts(lazy.lazy_ojs(page))
     page = dom.phone_contents(page)
     page = focusable_when_wide(page, OUTPUT_PRE, "Printed output")
     return lazy.header_offset(page)
