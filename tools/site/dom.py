@@ -58,7 +58,12 @@ DIV_TAG = re.compile(r"<div\b|</div>")
 CODE = re.compile(
     r'(<code class="sourceCode[^"]*"[^>]*>)(<span id="cb.*?)</code>', re.S
 )
-LINE = re.compile(r'<span id="cb\d+-\d+">([^\n]*?)</span>(?=\n|$)')
+# A line in its wrapper, with the empty link to it (1,576 on systems.html)
+# that would point at nothing once the wrapper goes.
+LINE = re.compile(
+    r'<span id="cb\d+-\d+">(?:<a href="#cb\d+-\d+" aria-hidden="true" '
+    r'tabindex="-1"></a>)?([^\n]*?)</span>(?=\n|$)'
+)
 LINE_START = re.compile(r'<span id="cb\d+-\d+">')
 CODE_BLOCK = re.compile(
     r'(<div class="sourceCode\b[^"]*"[^>]*)>(<pre\b.*?</pre>)',

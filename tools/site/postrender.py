@@ -12,8 +12,7 @@ is in the commit message "Post-render ablation"): the lazy OJS runtime
 costs the explorers' pages 0.10-0.12, eager figures up to 0.11, the
 header height (lazy.py) and the KaTeX font preload 0.02 each, with layout
 shifts of 0.07-0.095. Figure sizes (Quarto gives none) keep a figure from
-moving the text; each code line's empty link points at the wrapper
-dom.py drops (1,576 broken anchors on systems.html).
+moving the text.
 """
 
 from __future__ import annotations
@@ -38,9 +37,6 @@ IMAGE = re.compile(r'<img src="([^":]+\.(?:png|svg))"(?! width=)')
 # An SVG's own size, on its root element: a length in pt or px.
 SVG_SIZE = re.compile(
     r'<svg\b[^>]*?\bwidth="([\d.]+)(pt|px)?"[^>]*?\bheight="([\d.]+)(pt|px)?"'
-)
-CODE_LINE_ANCHOR = re.compile(
-    r'<a href="#cb\d+-\d+" aria-hidden="true" tabindex="-1"></a>'
 )
 PAGINATION_LABEL = re.compile(r'(class="pagination-link") aria-label="[^"]*"')
 OUTPUT_PRE = re.compile(
@@ -117,9 +113,8 @@ def finish(page: str, anchor_font: str | None = None) -> str:
         r'\1\n      a.title = "Toggle dark mode";', page
     )
     # The previous/next links' aria-label left out the chapter number their
-    # text shows; each code line's empty link points at the line's wrapper,
-    # which dom.single_code_wrappers drops.
-    page = CODE_LINE_ANCHOR.sub("", PAGINATION_LABEL.sub(r"\1", page))
+    # text shows.
+    page = PAGINATION_LABEL.sub(r"\1", page)
     # On a phone a table may scroll sideways (book.scss).
     page = TABLE.sub(r'<table tabindex="0"\1>', page)
     page = dom.single_code_wrappers(page)
