@@ -95,19 +95,13 @@ LOADER = """<script data-tb-lazy-scripts>
     if (window.quartoOpenSearch !== open) window.quartoOpenSearch();
   });
   window.quartoOpenSearch = open;
-  const options = document.getElementById("quarto-search-options");
-  const keys = options ? JSON.parse(options.textContent)["keyboard-shortcut"]
-    : [];
-  const shortcut = (event) => {
-    const field = /^(input|select|textarea|button|option)$/i.test(
-      document.activeElement.tagName);
-    if (window.quartoOpenSearch === open && keys.includes(event.key)
-        && !field && !document.activeElement.isContentEditable) {
-      event.preventDefault();
-      open();
-    }
-  };
-  addEventListener("keyup", shortcut);
+  // A key released before search has loaded is replayed once it has:
+  // Quarto's own handler decides whether it is the search shortcut.
+  addEventListener("keyup", ({ key }) => {
+    if (window.quartoOpenSearch !== open) return;
+    load("search").then(() =>
+      document.dispatchEvent(new KeyboardEvent("keyup", { key })));
+  });
 })();
 </script>
 """
