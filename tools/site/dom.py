@@ -15,13 +15,11 @@
   it is as tall as its lines, counted here. Measured (Lighthouse mobile,
   median of 5): this keeps systems.html at 0.97; without it (and pruning)
   single runs gave systems 0.81 and maths-and-code 0.83.
-- Quarto puts a page's table of contents and notebook links in the right
-  margin, which it hides below 992 px (quarto-dev/quarto-cli#5961): a
-  phone reader of a chapter had neither. A copy goes in a closed
-  `<details>` under the title (book.scss shows it only there), without
-  ids (they stay unique to Quarto's table). Quarto's `toc-location:
-  right-body` prints a second, open table on every screen, without the
-  notebook links.
+- Quarto hides the right margin, with a page's contents and notebook
+  links, below 992 px (quarto-dev/quarto-cli#5961); a copy goes in a
+  closed `<details>` under the title (shown only there), without ids.
+  Quarto's `toc-location: right-body` prints a second, open table on
+  every screen, without the notebook links.
 """
 
 from __future__ import annotations

@@ -14,11 +14,7 @@ function CodeBlock(block)
   local text = "Code folded on the website; it is in the chapter's notebook."
   local summary = block.attributes["code-summary"]
   if summary == nil then
-    return pandoc.Para({ pandoc.Emph(pandoc.Str(text)) })
+    return pandoc.Para({ pandoc.Emph(text) })
   end
-  return pandoc.Para({
-    pandoc.Emph(pandoc.Str(summary .. ".")),
-    pandoc.Space(),
-    pandoc.Str(text),
-  })
+  return pandoc.Para({ pandoc.Emph(summary .. "."), pandoc.Space(), text })
 end
