@@ -16,7 +16,7 @@ import shutil
 import pytest
 from conftest import ROOT
 
-from tools.site import dom, icons, postrender, prune_css, search_text
+from tools.site import dom, postrender, prune_css, search_text
 
 HEAD = """<html><head>
 <style>p{}</style>
@@ -81,9 +81,10 @@ FINISHED = {
         '<div id="ojs-cell-1"></div>' + OJS_START,
         [
             "IntersectionObserver",
-            '"../tools/site/ojs/htl.min.js";[^@]*"../tools/site/ojs/'
-            'inputs.min.js";[^@]*await import\\("../site_libs/quarto-ojs/'
-            'quarto-ojs-runtime.js"\\);\n  if[^@]*interpretFromScriptTags',
+            'await tbLoadInOrder\\(\\["../tools/site/ojs/htl.min.js", '
+            '"../tools/site/ojs/inputs.min.js"\\]\\);\n  await import\\('
+            '"../site_libs/quarto-ojs/quarto-ojs-runtime.js"\\);\n  if[^@]*'
+            "interpretFromScriptTags",
         ],
         ['<script type="module" src="[^"]*runtime', "<script src=[^>]*ojs/"],
     ),
@@ -339,7 +340,9 @@ def test_css_rules_nothing_in_the_site_can_match_are_dropped():
 def site_with_icons(tmp_path, used):
     target = tmp_path / "site_libs" / "bootstrap"
     target.mkdir(parents=True)
-    (target / icons.CSS).write_text(".bi-alarm::before{}", encoding="utf-8")
+    (target / prune_css.ICON_CSS).write_text(
+        ".bi-alarm::before{}", encoding="utf-8"
+    )
     (target / "bootstrap-icons.woff").write_bytes(b"wOFF")
     (tmp_path / "index.html").write_text(
         f'<i class="bi bi-{used}"></i>', encoding="utf-8"
@@ -349,47 +352,25 @@ def site_with_icons(tmp_path, used):
 
 
 def test_the_icon_subset_replaces_quartos_font(tmp_path):
-    css = (icons.HERE / icons.CSS).read_text(encoding="utf-8")
+    css = (prune_css.ICONS / prune_css.ICON_CSS).read_text(encoding="utf-8")
     target = site_with_icons(tmp_path, "github")
     words = prune_css.site_words(tmp_path)
-    assert icons.used_icons(words) == {"github", "file-pdf"}
-    assert icons.install(tmp_path, words) == []
-    assert (target / icons.CSS).read_text(encoding="utf-8") == css
-    assert (target / icons.FONT).read_bytes()[:4] == b"wOF2"
+    assert prune_css.used_icons(words) == {"github", "file-pdf"}
+    assert prune_css.install_icons(tmp_path, words) == []
+    assert (target / prune_css.ICON_CSS).read_text(encoding="utf-8") == css
+    assert (target / prune_css.ICON_FONT).read_bytes()[:4] == b"wOF2"
     assert not (target / "bootstrap-icons.woff").exists()
-    assert icons.install(tmp_path, words) == []  # again: nothing changes
+    assert (
+        prune_css.install_icons(tmp_path, words) == []
+    )  # again: nothing changes
 
 
 def test_an_icon_missing_from_the_subset_warns_and_keeps_quartos(
     tmp_path, capsys
 ):
     target = site_with_icons(tmp_path, "alarm")
-    assert icons.install(tmp_path, prune_css.site_words(tmp_path)) == ["alarm"]
+    assert prune_css.install_icons(
+        tmp_path, prune_css.site_words(tmp_path)
+    ) == ["alarm"]
     assert "WARN:" in capsys.readouterr().err
     assert (target / "bootstrap-icons.woff").exists()
-
-
-def test_a_one_page_render_finishes_only_the_page_it_wrote(
-    tmp_path, monkeypatch
-):
-    site = tmp_path / "_book"
-    (site / "chapters").mkdir(parents=True)
-    plain = page(OJS_START)
-    for name in ("index.html", "chapters/a.html", "chapters/b.html"):
-        (site / name).write_text(plain, encoding="utf-8")
-    # Quarto names the files it wrote relative to the project, its cwd.
-    monkeypatch.chdir(tmp_path)
-    one_page = {"QUARTO_PROJECT_OUTPUT_FILES": "_book/chapters/a.html\n"}
-    assert postrender.main(["_book"], one_page) == 0
-    changed = {
-        str(path.relative_to(site))
-        for path in site.rglob("*.html")
-        if path.read_text(encoding="utf-8") != plain
-    }
-    assert changed == {"chapters/a.html"}
-    every_page = {**one_page, "QUARTO_PROJECT_RENDER_ALL": "1"}
-    assert postrender.main(["_book"], every_page) == 0
-    assert all(
-        path.read_text(encoding="utf-8") != plain
-        for path in site.rglob("*.html")
-    )

@@ -259,7 +259,7 @@ def test_pdf_is_typeset_as_a_book(rendered):
     )
     (_, top, _), (_, below, _) = lines[term], lines[term + 1]
     assert below - top > 9, f"{PDF}: 'Read it.' overlaps its description"
-    # tools/site/pdf-references.lua: an entry's second line hangs.
+    # tools/site/pdf-style.typ: an entry's second line hangs.
     first = next(
         i for i, (_, _, text) in enumerate(lines) if text.startswith("Ainslie")
     )
@@ -328,7 +328,7 @@ def test_site_loads_only_what_a_page_needs(rendered):
     copy = rendered[0]
     site = copy / "_book"
     libs = site / "site_libs" / "bootstrap"
-    # The icon subset replaced Quarto's whole font (tools/site/icons.py).
+    # The icon subset replaced Quarto's whole font (tools/site/prune_css.py).
     assert not (libs / "bootstrap-icons.woff").exists()
     assert (libs / "bootstrap-icons.woff2").stat().st_size < 4000
     # Bootstrap's stylesheets were pruned (about 500 KB each before).

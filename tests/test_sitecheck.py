@@ -264,7 +264,7 @@ def test_lighthouse_floor_blocks_and_goal_warns(tmp_path, scores, code, said):
         path.write_text(json.dumps(lhr), encoding="utf-8")
     result = subprocess.run(
         [SITECHECK / "node_modules" / ".bin" / "lhci", "assert"]
-        + [f"--config={SITECHECK / 'lighthouserc.json'}"],
+        + [f"--config={SITECHECK / 'lighthouserc.yml'}"],
         capture_output=True,
         text=True,
         cwd=tmp_path,

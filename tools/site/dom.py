@@ -1,4 +1,4 @@
-"""Markup built once at render time, so a page lays itself out fewer times.
+"""Markup built once at render time: fewer layouts, and a phone's contents.
 
 - AnchorJS (Quarto's hover link beside each heading) adds its links and a
   stylesheet once the page is parsed, which laid the whole page out again.
@@ -15,6 +15,11 @@
   it is as tall as its lines, counted here. Measured (Lighthouse mobile,
   median of 5): this keeps systems.html at 0.97; without it (and pruning)
   single runs gave systems 0.81 and maths-and-code 0.83.
+- Quarto hides the right margin, with a page's contents and notebook
+  links, below 992 px (quarto-dev/quarto-cli#5961); a copy goes in a
+  closed `<details>` under the title (shown only there), without ids.
+  Quarto's `toc-location: right-body` prints a second, open table on
+  every screen, without the notebook links.
 """
 
 from __future__ import annotations
@@ -51,7 +56,12 @@ DIV_TAG = re.compile(r"<div\b|</div>")
 CODE = re.compile(
     r'(<code class="sourceCode[^"]*"[^>]*>)(<span id="cb.*?)</code>', re.S
 )
-LINE = re.compile(r'<span id="cb\d+-\d+">([^\n]*?)</span>(?=\n|$)')
+# A line in its wrapper, with the empty link to it (1,576 on systems.html)
+# that would point at nothing once the wrapper goes.
+LINE = re.compile(
+    r'<span id="cb\d+-\d+">(?:<a href="#cb\d+-\d+" aria-hidden="true" '
+    r'tabindex="-1"></a>)?([^\n]*?)</span>(?=\n|$)'
+)
 LINE_START = re.compile(r'<span id="cb\d+-\d+">')
 CODE_BLOCK = re.compile(
     r'(<div class="sourceCode\b[^"]*"[^>]*)>(<pre\b.*?</pre>)',
@@ -108,15 +118,11 @@ def prebuilt_anchors(page: str, font: str | None) -> str:
     return page[:head_style] + style + page[head_style:]
 
 
-def indentation(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
-
-
 def hanging_line(line: str) -> str:
     text = html.unescape(TAG.sub("", line))
     if len(text) <= LONG_LINE:
         return line
-    hang = indentation(text) + HANGING
+    hang = len(text) - len(text.lstrip(" ")) + HANGING
     return f'<span class="tb-long" style="--tb-hang:{hang}ch">{line}</span>'
 
 
@@ -151,3 +157,39 @@ def opening_end(page: str) -> int:
     start of its main text (-1 without one). The opening may be on the
     first screen."""
     return page.find("<h2", max(page.find("<main"), 0))
+
+
+TOC = re.compile(r'<nav id="TOC" role="doc-toc"[^>]*>(.*?)</nav>', re.S)
+SECTIONS = re.compile(r"<ul>.*</ul>", re.S)
+OTHER_LINKS = re.compile(
+    r'<div class="quarto-other-links"><h2>[^<]*</h2><ul>(.*?)</ul></div>',
+    re.S,
+)
+ID = re.compile(r'\s(?:id|data-scroll-target)="[^"]*"')
+TITLE_END = "</header>"
+
+
+def phone_contents(page: str) -> str:
+    toc = TOC.search(page)
+    main = page.find('<main class="content"')
+    title_end = page.find(TITLE_END, max(main, 0))
+    if toc is None or main < 0 or title_end < 0 or "tb-phone-toc" in page:
+        return page
+    inner = toc.group(1)
+    sections = SECTIONS.search(inner.split('<div class="toc-actions">')[0])
+    links = OTHER_LINKS.search(inner)
+    if sections is None:
+        return page
+    listed = ID.sub("", sections.group(0))
+    listed = listed.replace('<ul class="collapse">', "<ul>")
+    # Quarto's scripts follow the links of its own table by this class.
+    listed = re.sub(r' class="nav-link[^"]*"', "", listed)
+    notebook = (
+        f'<ul class="tb-phone-links">{links.group(1)}</ul>' if links else ""
+    )
+    copy = (
+        f'\n<details class="tb-phone-toc"><summary>On this page</summary>'
+        f"{notebook}{listed}</details>\n"
+    )
+    at = title_end + len(TITLE_END)
+    return page[:at] + copy + page[at:]

@@ -2,6 +2,8 @@
 
 - Quarto builds hundreds of hover previews at load; each is built (and
   popper and tippy loaded) when its link is first hovered or focused.
+- An explorer's OJS runtime and libraries load when its section comes
+  near the screen.
 - Search and bootstrap.min.js load on the first touch, click or key (at
   once on a wide screen, whose sidebar shows the search box, and on a
   page opened from a search result); an early click on a toggle replays.
@@ -22,22 +24,22 @@ LAZY_SCRIPTS = {
     "tips": ("popper.min.js", "tippy.umd.min.js"),
     "bootstrap": ("bootstrap.min.js",),
 }
-DEFERRED = re.compile(r'<script defer src="([^"]+/([^"/]+))"></script>\n?')
+HEAD_SCRIPT = re.compile(r'<script src="([^"]*?([^"/]+))"></script>(\n?)')
 TIPPY_CALL = "window.tippy(el, config);"
+# The one script loader of both lazy loaders: async false runs the
+# scripts in order (Inputs needs htl) while all download at once.
+LOAD_IN_ORDER = """const tbLoadInOrder = (sources) => Promise.all(sources.map(
+    (src) => new Promise((onload, onerror) => document.head.appendChild(
+      Object.assign(document.createElement("script"),
+        { src, async: false, onload, onerror })))));"""
 LOADER = """<script data-tb-lazy-scripts>
 // Search, hover previews and Bootstrap load when first wanted
 // (tools/site/lazy.py).
 (() => {
   const sources = SOURCES;
   const loaded = {};
-  const load = (group) => loaded[group] ||= sources[group].reduce(
-    (before, src) => before.then(() => new Promise((resolve, reject) => {
-      const script = document.createElement("script");
-      script.src = src;
-      script.onload = resolve;
-      script.onerror = reject;
-      document.head.appendChild(script);
-    })), Promise.resolve());
+  LOAD_IN_ORDER
+  const load = (group) => loaded[group] ||= tbLoadInOrder(sources[group]);
   // A script loaded after DOMContentLoaded still gets its handler for it
   // run (once the script has run).
   let parsed = false;
@@ -93,19 +95,13 @@ LOADER = """<script data-tb-lazy-scripts>
     if (window.quartoOpenSearch !== open) window.quartoOpenSearch();
   });
   window.quartoOpenSearch = open;
-  const options = document.getElementById("quarto-search-options");
-  const keys = options ? JSON.parse(options.textContent)["keyboard-shortcut"]
-    : [];
-  const shortcut = (event) => {
-    const field = /^(input|select|textarea|button|option)$/i.test(
-      document.activeElement.tagName);
-    if (window.quartoOpenSearch === open && keys.includes(event.key)
-        && !field && !document.activeElement.isContentEditable) {
-      event.preventDefault();
-      open();
-    }
-  };
-  addEventListener("keyup", shortcut);
+  // A key released before search has loaded is replayed once it has:
+  // Quarto's own handler decides whether it is the search shortcut.
+  addEventListener("keyup", ({ key }) => {
+    if (window.quartoOpenSearch !== open) return;
+    load("search").then(() =>
+      document.dispatchEvent(new KeyboardEvent("keyup", { key })));
+  });
 })();
 </script>
 """
@@ -124,26 +120,89 @@ HEADER_OFFSET = """<script data-tb-header-offset>
 """
 
 
-def lazy_scripts(page: str) -> str:
-    if "data-tb-lazy-scripts" in page:
+RUNTIME_TAG = re.compile(
+    r'<script type="module" src="([^"]*quarto-ojs-runtime\.js)"></script>\n?'
+)
+# The inline module Quarto writes after the explorers' cells: it sets the
+# runtime's paths and interprets the cells.
+RUNTIME_START = re.compile(
+    r'<script type="module">\n(if \(window\.location\.protocol === "file:"\)'
+    r".*?window\._ojs\.runtime\.interpretFromScriptTags\(\);\n)</script>",
+    re.S,
+)
+# The libraries an explorer loads before its cells (tools/site/README.md).
+OJS_LIBRARY = re.compile(
+    r'<script src="([^"]*/ojs/(?:htl|inputs)\.min\.js)"></script>\n?'
+)
+LAZY_OJS = """<script type="module" data-tb-lazy-ojs>
+// The OJS runtime and the explorers' libraries (Inputs, htl) load when
+// the explorer's section comes near the screen (tools/site/lazy.py).
+LOAD_IN_ORDER
+const tbStartOjs = async () => {
+  await tbLoadInOrder(LIBRARIES);
+  await import(RUNTIME);
+STATEMENTS};
+const tbFirstCell = document.querySelector("[id^='ojs-cell-']");
+if (!tbFirstCell || !("IntersectionObserver" in window)) {
+  tbStartOjs();
+} else {
+  const tbObserver = new IntersectionObserver((entries) => {
+    if (entries.some((entry) => entry.isIntersecting)) {
+      tbObserver.disconnect();
+      tbStartOjs();
+    }
+  }, { rootMargin: "600px 0px" });
+  // Its section, not the cell: a cell without output is display: none,
+  // and that never intersects the screen.
+  tbObserver.observe(tbFirstCell.closest("section") || tbFirstCell);
+}
+</script>"""
+
+
+def lazy_ojs(page: str) -> str:
+    tag = RUNTIME_TAG.search(page)
+    start = RUNTIME_START.search(page)
+    if not tag or not start:
         return page
+    statements = "".join(
+        f"  {line}\n" for line in start.group(1).splitlines() if line
+    )
+    loader = (
+        LAZY_OJS.replace("LOAD_IN_ORDER", LOAD_IN_ORDER)
+        .replace("LIBRARIES", json.dumps(OJS_LIBRARY.findall(page)))
+        .replace("RUNTIME", json.dumps(tag.group(1)))
+        .replace("STATEMENTS", statements)
+    )
+    page = page[: start.start()] + loader + page[start.end() :]
+    page = OJS_LIBRARY.sub("", page)
+    return RUNTIME_TAG.sub("", page, count=1)
+
+
+def lazy_scripts(page: str) -> str:
+    """Every script of the head deferred (it held up the page's parsing),
+    and those of LAZY_SCRIPTS left to the loader."""
     head_end = page.find("</head>")
+    if head_end < 0:
+        return page
     sources: dict[str, list[str]] = {}
     groups = {name: g for g, names in LAZY_SCRIPTS.items() for name in names}
 
     def take(match: re.Match) -> str:
-        group = groups.get(match.group(2))
-        if group is None:
-            return match.group(0)
-        sources.setdefault(group, []).append(match.group(1))
+        src, name, newline = match.groups()
+        if name not in groups:
+            return f'<script defer src="{src}"></script>{newline}'
+        sources.setdefault(groups[name], []).append(src)
         return ""
 
-    head = DEFERRED.sub(take, page[:head_end])
-    if "tips" in sources and TIPPY_CALL not in page:
-        return page  # Quarto changed: keep its scripts as they were
-    if not sources or len(sources.get("search", "abc")) != 3:
-        return page
-    loader = LOADER.replace("SOURCES", json.dumps(sources))
+    head = HEAD_SCRIPT.sub(take, page[:head_end])
+    changed = "tips" in sources and TIPPY_CALL not in page
+    if changed or not sources or len(sources.get("search", "abc")) != 3:
+        # Quarto changed (or a finished page): its scripts only deferred
+        deferred = r'<script defer src="\1"></script>\3'
+        return HEAD_SCRIPT.sub(deferred, page[:head_end]) + page[head_end:]
+    loader = LOADER.replace("LOAD_IN_ORDER", LOAD_IN_ORDER).replace(
+        "SOURCES", json.dumps(sources)
+    )
     body = page[head_end:].replace(TIPPY_CALL, "window.tbTippy(el, config);")
     return head + loader + body
 

@@ -13,7 +13,6 @@ import json
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping
 from pathlib import Path
 
 KATEX_RENDER = Path(__file__).with_name("katex_render.cjs")
@@ -22,8 +21,7 @@ KATEX_RENDER = Path(__file__).with_name("katex_render.cjs")
 MATH = re.compile(r'<span class="math (inline|display)">([^<]*)</span>')
 # Quarto's in-page KaTeX: the script and the loop that renders each span.
 KATEX_SCRIPT = re.compile(
-    r'\s*<script defer="" src="[^"]*katex\.min\.js">'
-    r"</script>"
+    r'\s*<script defer="" src="[^"]*katex\.min\.js"></script>'
 )
 KATEX_LOOP = re.compile(
     r'\s*<script>document\.addEventListener\("DOMContentLoaded", function '
@@ -32,31 +30,24 @@ KATEX_LOOP = re.compile(
 )
 
 
-def formulas(pages: Mapping[Path, str]) -> list[list]:
-    """[TeX, whether it is displayed] of each formula, page after page."""
-    return [
+def drawn_pages(pages: dict[Path, str]) -> dict[Path, str]:
+    # [TeX, whether it is displayed] of each formula, page after page.
+    found = [
         [html.unescape(tex), kind == "display"]
         for page in pages.values()
         for kind, tex in MATH.findall(page)
     ]
-
-
-def draw(found: list[list]) -> list[str]:
-    result = subprocess.run(
-        [shutil.which("node") or "node", str(KATEX_RENDER)],
+    node = shutil.which("node")
+    if not found or node is None:
+        return pages
+    drawn = subprocess.run(
+        [node, str(KATEX_RENDER)],
         input=json.dumps(found),
         capture_output=True,
         text=True,
         check=True,
     )
-    return json.loads(result.stdout)
-
-
-def drawn_pages(pages: dict[Path, str]) -> dict[Path, str]:
-    found = formulas(pages)
-    if not found or shutil.which("node") is None:
-        return pages
-    drawings = iter(draw(found))
+    drawings = iter(json.loads(drawn.stdout))
 
     def replace(match: re.Match) -> str:
         # A display equation may scroll sideways (tools/site/book.scss):

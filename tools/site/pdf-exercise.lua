@@ -6,10 +6,8 @@ local KIND = "^%a+ · "
 
 function Para(para)
   local content = para.content
-  if #content ~= 1 or content[1].t ~= "Emph" then
-    return nil
-  end
-  if not pandoc.utils.stringify(content[1]):match(KIND) then
+  if #content ~= 1 or content[1].t ~= "Emph"
+      or not pandoc.utils.stringify(content[1]):match(KIND) then
     return nil
   end
   -- Inside the paragraph: a raw block before the exercise's first

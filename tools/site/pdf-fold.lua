@@ -6,21 +6,15 @@
 -- cell's code becomes one line naming it and where to read it; its output
 -- (a figure, a printed result) stays.
 function CodeBlock(block)
-  if not block.classes:includes("cell-code") then
-    return nil
-  end
-  local fold = block.attributes["code-fold"]
-  if fold == nil or fold == "false" or fold == "none" then
+  local fold = block.attributes["code-fold"] or "none"
+  if not block.classes:includes("cell-code") or fold == "false"
+      or fold == "none" then
     return nil
   end
   local text = "Code folded on the website; it is in the chapter's notebook."
   local summary = block.attributes["code-summary"]
   if summary == nil then
-    return pandoc.Para({ pandoc.Emph(pandoc.Str(text)) })
+    return pandoc.Para({ pandoc.Emph(text) })
   end
-  return pandoc.Para({
-    pandoc.Emph(pandoc.Str(summary .. ".")),
-    pandoc.Space(),
-    pandoc.Str(text),
-  })
+  return pandoc.Para({ pandoc.Emph(summary .. "."), pandoc.Space(), text })
 end

@@ -12,8 +12,7 @@ is in the commit message "Post-render ablation"): the lazy OJS runtime
 costs the explorers' pages 0.10-0.12, eager figures up to 0.11, the
 header height (lazy.py) and the KaTeX font preload 0.02 each, with layout
 shifts of 0.07-0.095. Figure sizes (Quarto gives none) keep a figure from
-moving the text; each code line's empty link points at the wrapper
-dom.py drops (1,576 broken anchors on systems.html).
+moving the text.
 """
 
 from __future__ import annotations
@@ -21,19 +20,12 @@ from __future__ import annotations
 import html
 import os
 import re
+import struct
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from tools.site import (
-    dom,
-    icons,
-    lazy,
-    maths,
-    phone_contents,
-    prune_css,
-    search_text,
-)
+from tools.site import dom, lazy, maths, prune_css, search_text
 
 # A table of the text (not a code cell's line-number table, which has none
 # here): Quarto writes `<table class="caption-top table">` and the like.
@@ -46,46 +38,7 @@ IMAGE = re.compile(r'<img src="([^":]+\.(?:png|svg))"(?! width=)')
 SVG_SIZE = re.compile(
     r'<svg\b[^>]*?\bwidth="([\d.]+)(pt|px)?"[^>]*?\bheight="([\d.]+)(pt|px)?"'
 )
-CODE_LINE_ANCHOR = re.compile(
-    r'<a href="#cb\d+-\d+" aria-hidden="true" tabindex="-1"></a>'
-)
 PAGINATION_LABEL = re.compile(r'(class="pagination-link") aria-label="[^"]*"')
-RUNTIME_TAG = re.compile(
-    r'<script type="module" src="([^"]*quarto-ojs-runtime\.js)"></script>\n?'
-)
-# The inline module Quarto writes after the explorers' cells: it sets the
-# runtime's paths and interprets the cells.
-RUNTIME_START = re.compile(
-    r'<script type="module">\n(if \(window\.location\.protocol === "file:"\)'
-    r".*?window\._ojs\.runtime\.interpretFromScriptTags\(\);\n)</script>",
-    re.S,
-)
-# The libraries an explorer loads before its cells (tools/site/README.md).
-OJS_LIBRARY = re.compile(
-    r'<script src="([^"]*/ojs/(?:htl|inputs)\.min\.js)"></script>\n?'
-)
-LAZY_START = """<script type="module" data-tb-lazy-ojs>
-// The OJS runtime loads when the explorer's section comes near the screen
-// (tools/site/postrender.py).
-const tbStartOjs = async () => {{
-{libraries}  await import("{runtime}");
-{statements}}};
-const tbFirstCell = document.querySelector("[id^='ojs-cell-']");
-if (!tbFirstCell || !("IntersectionObserver" in window)) {{
-  tbStartOjs();
-}} else {{
-  const tbObserver = new IntersectionObserver((entries) => {{
-    if (entries.some((entry) => entry.isIntersecting)) {{
-      tbObserver.disconnect();
-      tbStartOjs();
-    }}
-  }}, {{ rootMargin: "600px 0px" }});
-  // Its section, not the cell: a cell without output is display: none,
-  // and that never intersects the screen.
-  tbObserver.observe(tbFirstCell.closest("section") || tbFirstCell);
-}}
-</script>"""
-HEAD_SCRIPT = re.compile(r'<script src="([^"]+)"></script>')
 OUTPUT_PRE = re.compile(
     r'(<div class="cell-output cell-output-stdout">\s*)<pre>(<code>(.*?)'
     r"</code></pre>)",
@@ -96,42 +49,6 @@ PHONE_COLUMNS = 40
 CODE_PRE = re.compile(
     r'<pre class="sourceCode([^"]*)">(<code\b.*?</pre>)', re.S
 )
-
-
-def lazy_ojs(page: str) -> str:
-    tag = RUNTIME_TAG.search(page)
-    start = RUNTIME_START.search(page)
-    if not tag or not start:
-        return page
-    statements = "".join(
-        f"  {line}\n" for line in start.group(1).splitlines() if line
-    )
-    # The explorers' libraries (Inputs, htl) load with the runtime, in
-    # order, rather than holding up the parsing of the page.
-    libraries = "".join(
-        f"  await new Promise((resolve, reject) => {{\n"
-        f'    const script = document.createElement("script");\n'
-        f'    script.src = "{src}";\n'
-        f"    script.onload = resolve;\n    script.onerror = reject;\n"
-        f"    document.head.appendChild(script);\n  }});\n"
-        for src in OJS_LIBRARY.findall(page)
-    )
-    loader = LAZY_START.format(
-        runtime=tag.group(1), statements=statements, libraries=libraries
-    )
-    page = page[: start.start()] + loader + page[start.end() :]
-    page = OJS_LIBRARY.sub("", page)
-    return RUNTIME_TAG.sub("", page, count=1)
-
-
-def defer_head_scripts(page: str) -> str:
-    head_end = page.find("</head>")
-    if head_end < 0:
-        return page
-    head = HEAD_SCRIPT.sub(
-        r'<script defer src="\1"></script>', page[:head_end]
-    )
-    return head + page[head_end:]
 
 
 def focusable_when_wide(page: str, block: re.Pattern, label: str) -> str:
@@ -156,11 +73,8 @@ def image_size(path: Path) -> tuple[int, int] | None:
             header = file.read(2048)
     except OSError:
         return None
-    if header[:8] == b"\x89PNG\r\n\x1a\n":
-        return (
-            int.from_bytes(header[16:20], "big"),
-            int.from_bytes(header[20:24], "big"),
-        )
+    if header[:8] == b"\x89PNG\r\n\x1a\n":  # then its IHDR: width, height
+        return struct.unpack(">II", header[16:24])
     found = SVG_SIZE.search(header.decode("utf-8", "replace"))
     if found is None:
         return None
@@ -199,30 +113,18 @@ def finish(page: str, anchor_font: str | None = None) -> str:
         r'\1\n      a.title = "Toggle dark mode";', page
     )
     # The previous/next links' aria-label left out the chapter number their
-    # text shows; each code line's empty link points at the line's wrapper,
-    # which dom.single_code_wrappers drops.
-    page = CODE_LINE_ANCHOR.sub("", PAGINATION_LABEL.sub(r"\1", page))
+    # text shows.
+    page = PAGINATION_LABEL.sub(r"\1", page)
     # On a phone a table may scroll sideways (book.scss).
     page = TABLE.sub(r'<table tabindex="0"\1>', page)
     page = dom.single_code_wrappers(page)
     page = focusable_when_wide(page, CODE_PRE, "Code")
     page = dom.sized_code_blocks(page)
     page = dom.prebuilt_anchors(page, anchor_font)
-    page = lazy.lazy_scripts(defer_head_scripts(lazy_ojs(page)))
-    page = phone_contents.phone_contents(page)
+    page = lazy.lazy_scripts(lazy.lazy_ojs(page))
+    page = dom.phone_contents(page)
     page = focusable_when_wide(page, OUTPUT_PRE, "Printed output")
     return lazy.header_offset(page)
-
-
-def pages_to_finish(site: Path, environ: Mapping[str, str]) -> list[Path]:
-    """Every page, or those Quarto wrote when it rendered only some: the
-    render that wrote the others finished them."""
-    pages = sorted(site.rglob("*.html"))
-    listed = environ.get("QUARTO_PROJECT_OUTPUT_FILES")
-    if environ.get("QUARTO_PROJECT_RENDER_ALL") == "1" or not listed:
-        return pages
-    written = {Path(line).resolve() for line in listed.splitlines() if line}
-    return [page for page in pages if page.resolve() in written]
 
 
 def main(argv: list[str], environ: Mapping[str, str] = os.environ) -> int:
@@ -233,9 +135,11 @@ def main(argv: list[str], environ: Mapping[str, str] = os.environ) -> int:
     anchor_js = Path(site) / "site_libs" / "quarto-html" / "anchor.min.js"
     anchors = anchor_js.read_text("utf-8") if anchor_js.is_file() else None
     font = dom.anchor_font(anchors) if anchors else None
+    # Every page, also after a one-page render: finishing a finished page
+    # changes nothing, and a pass over the whole book takes 0.15 s.
     pages = {
         path: path.read_text(encoding="utf-8")
-        for path in pages_to_finish(Path(site), environ)
+        for path in Path(site).rglob("*.html")
     }
     finished = maths.drawn_pages(
         {
@@ -250,7 +154,7 @@ def main(argv: list[str], environ: Mapping[str, str] = os.environ) -> int:
     search_text.rewrite_index(Path(site))
     # After the pages: what the pages (and scripts) use decides what stays.
     words = prune_css.site_words(Path(site))
-    icons.install(Path(site), words)
+    prune_css.install_icons(Path(site), words)
     prune_css.prune_site(Path(site), words)
     return 0
 

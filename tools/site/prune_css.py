@@ -1,4 +1,4 @@
-"""Drop the rules of Bootstrap's CSS that nothing in the site can match.
+"""Only the CSS rules and icons the site can use.
 
 Each theme's stylesheet (about 500 KB) holds up a page's first paint.
 Measured (Lighthouse mobile, median of 5): without pruning, systems,
@@ -8,12 +8,19 @@ page and no script (what is inside `:not()` or brackets never counts).
 
 PurgeCSS (npm) does the same, but would put an npm install into every
 render, which needs only Node's binary (for KaTeX).
+
+Quarto serves all of Bootstrap Icons (a 176 KB WOFF and 100 KB of CSS) to
+show about a dozen; `icons/` holds the subset (fontTools' pyftsubset makes
+it: README.md). If the site uses an icon the subset lacks, it keeps
+Quarto's font and prints a `WARN:` line, which fails tools/render.sh.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,60 +30,47 @@ BUILT = {"bs-tooltip-auto", "bs-popover-auto"}
 # Prefixes of class names that generated code may assemble (the OJS
 # runtime, Bootstrap, Algolia's autocomplete): rules with them stay.
 PREFIXES = ("observablehq", "ojs-", "bs-", "aa-")
-SPECIAL = re.compile(r"""/\*|["'{};]""")
-# A word: a run of these bytes (a class or id name is one); a page is read
-# as bytes, and every other byte, UTF-8's included, ends a word.
-WORD_BYTES = (
-    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+# What opens or ends a statement, and what may hold a brace that does
+# not: a comment, a string.
+TOKEN = re.compile(
+    r"""/\*.*?\*/|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|[{};]""", re.S
 )
-# Every other byte becomes a space, so splitting at spaces gives the words
-# (as fast as a page can be read; a regular expression took twice as long).
-NOT_WORD_TO_SPACE = bytes(b if b in WORD_BYTES else 32 for b in range(256))
+# A word: a run of these ASCII characters (a class or id name is one); a
+# page is read as bytes, so every other byte, UTF-8's included, ends one.
+WORD = re.compile(rb"[A-Za-z0-9_-]+")
 NAME = re.compile(r"[.#](-?[_A-Za-z][\w-]*)(\\)?")
 NESTED = ("@media", "@supports", "@container", "@layer")
+ICONS = Path(__file__).with_name("icons")
+ICON_CSS = "bootstrap-icons.css"
+ICON_FONT = "bootstrap-icons.woff2"
+ICON_NAME = re.compile(r"\bbi-([a-z0-9]+(?:-[a-z0-9]+)*)")
+ICON_RULE = re.compile(r"^\.bi-([a-z0-9-]+)::before", re.M)
 
 
 def blocks(css: str) -> list[tuple[str, str | None]]:
     """The top-level statements of a stylesheet: (prelude, body or None)."""
     found: list[tuple[str, str | None]] = []
-    depth = 0
-    start = 0
+    depth = start = 0
     prelude = ""
-    position = 0
-    while True:
-        match = SPECIAL.search(css, position)
-        if match is None:
-            break
-        token, at = match.group(0), match.start()
-        position = match.end()
-        if token == "/*":
-            end = css.find("*/", position)
-            position = len(css) if end < 0 else end + 2
+    for match in TOKEN.finditer(css):
+        token, at, end = match.group(0), match.start(), match.end()
+        if token.startswith("/*"):
             if depth == 0 and not css[start:at].strip():
-                found.append((css[at:position], None))
-                start = position
-        elif token in "\"'":
-            while True:
-                end = css.find(token, position)
-                if end < 0:
-                    position = len(css)
-                    break
-                position = end + 1
-                if css[end - 1] != "\\":
-                    break
+                found.append((token, None))
+                start = end
         elif token == "{":
             if depth == 0:
                 prelude = css[start:at].strip()
-                start = position
+                start = end
             depth += 1
         elif token == "}":
             depth -= 1
             if depth == 0:
                 found.append((prelude, css[start:at]))
-                start = position
+                start = end
         elif token == ";" and depth == 0:
-            found.append((css[start:position].strip(), None))
-            start = position
+            found.append((css[start:end].strip(), None))
+            start = end
     if css[start:].strip():
         found.append((css[start:].strip(), None))
     return found
@@ -144,17 +138,40 @@ def site_words(site: Path) -> set[str]:
     found: set[bytes] = set()
     for path in site.rglob("*"):
         if path.suffix in (".html", ".js", ".mjs") and path.is_file():
-            found.update(
-                path.read_bytes().translate(NOT_WORD_TO_SPACE).split()
-            )
+            found.update(WORD.findall(path.read_bytes()))
     return BUILT | {word.decode("ascii") for word in found}
 
 
 def prune_site(site: Path, words: set[str]) -> None:
     for sheet in (site / "site_libs" / "bootstrap").glob("bootstrap*.css"):
-        if sheet.name == "bootstrap-icons.css":
+        if sheet.name == ICON_CSS:
             continue
         css = sheet.read_text(encoding="utf-8")
-        pruned = prune(css, words)
-        if pruned != css:
-            sheet.write_text(pruned, encoding="utf-8")
+        sheet.write_text(prune(css, words), encoding="utf-8")
+
+
+def used_icons(words: set[str]) -> set[str]:
+    # A word of site_words (a run of [A-Za-z0-9_-]) holds an
+    # icon's name whole: the words name every icon the pages and scripts do.
+    return {name for word in words for name in ICON_NAME.findall(word)}
+
+
+def install_icons(site: Path, words: set[str]) -> list[str]:
+    """Put the subset in the site; the used icons it lacks (if any)."""
+    target = site / "site_libs" / "bootstrap"
+    if not (target / ICON_CSS).is_file():
+        return []
+    css = (ICONS / ICON_CSS).read_text(encoding="utf-8")
+    missing = sorted(used_icons(words) - set(ICON_RULE.findall(css)))
+    if missing:
+        print(
+            "WARN: postrender: the site uses icons missing from "
+            f"tools/site/icons/: {', '.join(missing)}; it keeps Quarto's "
+            "whole icon font (tools/site/README.md: the icon subset)",
+            file=sys.stderr,
+        )
+        return missing
+    (target / ICON_CSS).write_text(css, encoding="utf-8")
+    shutil.copyfile(ICONS / ICON_FONT, target / ICON_FONT)
+    (target / "bootstrap-icons.woff").unlink(missing_ok=True)
+    return []

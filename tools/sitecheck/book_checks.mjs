@@ -320,10 +320,9 @@ let browser = await launch();
 let failed = false;
 for (const page of pages) {
   for (let attempt = 1; attempt <= 2; attempt++) {
-    let tab, timer;
-    const hung = new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(
-        `no answer in ${(4 * TIMEOUT) / 1000} s`)), 4 * TIMEOUT);
+    let tab;
+    const hung = sleep(4 * TIMEOUT).then(() => {
+      throw new Error(`no answer in ${(4 * TIMEOUT) / 1000} s`);
     });
     try {
       const problems = await Promise.race([
@@ -343,7 +342,6 @@ for (const page of pages) {
         browser = await launch();
       }
     } finally {
-      clearTimeout(timer);
       await close(tab);
     }
   }
