@@ -5,7 +5,8 @@
 
 The test command beside plain execution of the notebooks it re-executes
 (budget 1.3); `--render`, a cold render of a fresh clone with and without
-side by side. Beside hyperfine (whole commands only) and `pytest
+side by side, and a page's render after a prose edit with and without
+Jupyter's cache. Beside hyperfine (whole commands only) and `pytest
 --durations` (the slowest cells). Timings vary on a shared machine.
 """
 
@@ -62,16 +63,35 @@ RENDERS = {
 }
 
 
+def fresh_clone(folder: str) -> Path:
+    clone = Path(folder) / "book"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    (clone / ".venv").symlink_to((ROOT / ".venv").resolve())
+    return clone
+
+
+def after_prose_edit(clone: Path, *options: str) -> float:
+    """A one-page render of training (the slowest chapter) after an edit
+    of its prose: Quarto's freeze runs the chapter again."""
+    path = clone / "chapters" / "training.qmd"
+    path.write_text(path.read_text("utf-8") + "\nEdited.\n", "utf-8")
+    page = ["bash", "tools/render.sh", "chapters/training.qmd", "--to"]
+    return timed([*page, "html", *options], clone, RENDER)[0]
+
+
 def renders() -> None:
     print(f"\n{'render command, cold, fresh clone':48} {'wall':>7}")
     for name, command in RENDERS.items():
         with tempfile.TemporaryDirectory() as folder:
-            clone = Path(folder) / "book"
-            git = ["git", "clone", "-q", str(ROOT), str(clone)]
-            subprocess.run(git, check=True)
-            (clone / ".venv").symlink_to((ROOT / ".venv").resolve())
-            wall, last = timed(command, clone, RENDER)
+            wall, last = timed(command, fresh_clone(folder), RENDER)
         print(f"{name:48} {wall:6.1f}s  {last[-60:]}")
+    with tempfile.TemporaryDirectory() as folder:
+        clone = fresh_clone(folder)
+        after_prose_edit(clone)  # executes the chapter: fills Jupyter's cache
+        cached = after_prose_edit(clone)
+        uncached = after_prose_edit(clone, "--no-cache")
+    print(f"{'a prose edit, one page (execute: cache)':48} {cached:6.1f}s")
+    print(f"{'  without the cache (--no-cache)':48} {uncached:6.1f}s")
 
 
 def main() -> None:
