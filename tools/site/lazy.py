@@ -184,22 +184,25 @@ def lazy_scripts(page: str) -> str:
     head_end = page.find("</head>")
     if head_end < 0:
         return page
-    sources: dict[str, list[str]] = {}
+    head = page[:head_end]
     groups = {name: g for g, names in LAZY_SCRIPTS.items() for name in names}
-
-    def take(match: re.Match) -> str:
-        src, name, newline = match.groups()
-        if name not in groups:
-            return f'<script defer src="{src}"></script>{newline}'
-        sources.setdefault(groups[name], []).append(src)
-        return ""
-
-    head = HEAD_SCRIPT.sub(take, page[:head_end])
+    sources: dict[str, list[str]] = {}
+    for src, name, _ in HEAD_SCRIPT.findall(head):
+        if name in groups:
+            sources.setdefault(groups[name], []).append(src)
     changed = "tips" in sources and TIPPY_CALL not in page
-    if changed or not sources or len(sources.get("search", "abc")) != 3:
-        # Quarto changed (or a finished page): its scripts only deferred
-        deferred = r'<script defer src="\1"></script>\3'
-        return HEAD_SCRIPT.sub(deferred, page[:head_end]) + page[head_end:]
+    if changed or len(sources.get("search", "abc")) != 3:
+        sources = {}  # Quarto changed (or a finished page): only deferred
+
+    def defer(match: re.Match) -> str:
+        src, name, newline = match.groups()
+        if sources and name in groups:
+            return ""  # the loader's
+        return f'<script defer src="{src}"></script>{newline}'
+
+    head = HEAD_SCRIPT.sub(defer, head)
+    if not sources:
+        return head + page[head_end:]
     loader = LOADER.replace("LOAD_IN_ORDER", LOAD_IN_ORDER).replace(
         "SOURCES", json.dumps(sources)
     )
