@@ -28,9 +28,8 @@ from tools.source.book import ONE_THREAD, ROOT
 os.environ.update(ONE_THREAD)
 SUITE = {**os.environ, "BOOK_RENDER": "0", "BOOK_SITECHECK": "0"}
 # What tools/render.sh sets: this Python runs the chapters and post-render.
-PYTHON = str(Path(sys.executable).parent)
 RENDER = {**os.environ, "QUARTO_PYTHON": sys.executable}
-RENDER["PATH"] = f"{PYTHON}{os.pathsep}{os.environ['PATH']}"
+RENDER["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{RENDER['PATH']}"
 
 
 def execute(path: Path) -> float:
@@ -38,8 +37,6 @@ def execute(path: Path) -> float:
 
     client = NotebookClient(
         nbformat.read(path, 4),
-        timeout=600,
-        kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
     )
     started = time.perf_counter()
@@ -104,8 +101,7 @@ def main() -> None:
     with ProcessPoolExecutor(max_workers=2) as pool:
         walls = list(pool.map(execute, paths))
     plain = time.perf_counter() - started
-    command = [sys.executable, "-m", "pytest", "-q"]
-    suite, last = timed(command, ROOT, SUITE)
+    suite, last = timed([sys.executable, "-m", "pytest", "-q"], ROOT, SUITE)
     print(f"{'notebook':42} {'execute':>8}")
     for path, wall in zip(paths, walls, strict=True):
         print(f"{str(path.relative_to(ROOT)):42} {wall:7.1f}s")
