@@ -142,12 +142,6 @@ def solutions_submission(name: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_notebook(cells=cells, metadata=assignment.metadata)
 
 
-def label(cell) -> str:
-    if cell.cell_type != "code":
-        return ""
-    return str(graded_questions.qmd.cell_options(cell.source).get("label", ""))
-
-
 # Cells that draw or measure for the text only, before a chapter's first
 # solution: the untouched run executes them (shared_prefix_trimmed).
 DEMONSTRATIONS = {
@@ -199,12 +193,16 @@ def shared_prefix_trimmed(name: str, instructor) -> list:
         for number, cell in enumerate(instructor.cells)
         if cell.cell_type == "code" and cell.source != next(public, None)
     )
-    drawn = {"style", *DEMONSTRATIONS[name]}
+    left_out = {"style", *DEMONSTRATIONS[name]}
+
+    def drawn(cell) -> bool:
+        label = graded_questions.cell_label(cell)
+        return label.startswith("fig-") or label in left_out
+
     return [
         cell
         for number, cell in enumerate(instructor.cells)
-        if number >= first_solution
-        or not (label(cell).startswith("fig-") or label(cell) in drawn)
+        if number >= first_solution or not drawn(cell)
     ]
 
 
@@ -222,7 +220,7 @@ def graded(run: str):
     folder.mkdir(exist_ok=True)  # a second test asks again after a failure
     path = folder / f"{name}.ipynb"
     nbformat.write(submitted, path)
-    archive = next((bundle(name) / "autograder").glob("*.zip"))
+    archive = assignments.autograder_zip(bundle(name))
     return submitted, grade_submission(str(path), str(archive), quiet=True)
 
 
